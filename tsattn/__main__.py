@@ -1,0 +1,5 @@
+import sys
+
+from tsattn.cli import main
+
+sys.exit(main())

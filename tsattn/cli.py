@@ -1,0 +1,44 @@
+"""The ``tsattn`` command line.
+
+Each sub-command lives in its own module under :mod:`tsattn.commands` and exposes
+``register(subparsers)``, which adds an ``argparse`` parser whose ``func`` default is called
+with the parsed namespace and returns an exit code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# Explicit list (no discovery by listing a folder): one line per sub-command module.
+_COMMAND_MODULES = (
+    "tsattn.commands.compare",
+    "tsattn.commands.bench",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tsattn",
+        description="Time-series transformers with a choice of attention mechanism.",
+    )
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    subparsers.required = True
+    for name in _COMMAND_MODULES:
+        importlib.import_module(name).register(subparsers)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
