@@ -1,0 +1,118 @@
+"""Slow, obvious references written straight from the formulas of ``shared/design/attention.md``.
+
+Each reference takes a built attention module (to read its weights and hyperparameters), ``x``
+``(B, N, D)`` and a key-padding mask ``(B, N)`` (True = real) and loops over samples and heads with
+explicit score matrices. They never call the library's kernels. A new variant must add its reference
+to ``REFERENCES`` (a shared test fails otherwise).
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+
+def _heads(module, layer, x):
+    """x (N, D) -> list over heads of (N, d), projecting with the full layer."""
+    y = layer(x)
+    d = module.head_dim
+    return [y[:, h * d : (h + 1) * d] for h in range(module.n_heads)]
+
+
+def _softmax_rows(scores, key_real):
+    scores = scores.masked_fill(~key_real[None, :], float("-inf"))
+    return torch.softmax(scores, dim=-1)
+
+
+def _pool_after_projection(y, real, scale):
+    """Average y (N, d) over windows of `scale` real steps; keep a short last window."""
+    rows, keep = [], []
+    for start in range(0, y.shape[0], scale):
+        w_real = real[start : start + scale]
+        if w_real.any():
+            rows.append(y[start : start + scale][w_real].mean(dim=0))
+            keep.append(True)
+        else:
+            rows.append(torch.zeros_like(y[0]))
+            keep.append(False)
+    return torch.stack(rows), torch.tensor(keep)
+
+
+def _bn_center(q, k, real, beta, standardize, eps=1e-5):
+    mu = k[real].mean(dim=0)
+    qc, kc = q - beta * mu, k - beta * mu
+    if standardize:
+        var = ((k[real] - mu) ** 2).mean(dim=0)
+        qc, kc = qc / torch.sqrt(var + eps), kc / torch.sqrt(var + eps)
+    return qc, kc
+
+
+def _per_head(module, x, mask, head_fn):
+    b, n, _ = x.shape
+    mask = torch.ones(b, n, dtype=torch.bool) if mask is None else mask
+    out = []
+    for i in range(b):
+        xi, real = x[i], mask[i]
+        qs = _heads(module, module.q_proj, xi)
+        ks = _heads(module, module.k_proj, xi)
+        vs = _heads(module, module.v_proj, xi)
+        hs = [head_fn(h, qs[h], ks[h], vs[h], real) for h in range(module.n_heads)]
+        out.append(module.out_proj(torch.cat(hs, dim=-1)))
+    return torch.stack(out)
+
+
+def ref_softmax(module, x, mask):
+    def head(h, q, k, v, real):
+        return _softmax_rows(q @ k.T / math.sqrt(q.shape[-1]), real) @ v
+
+    return _per_head(module, x, mask, head)
+
+
+def ref_bn(module, x, mask):
+    beta = float(module.beta)
+
+    def head(h, q, k, v, real):
+        qc, kc = _bn_center(q, k, real, beta, module.bn_standardize)
+        return _softmax_rows(qc @ kc.T / math.sqrt(q.shape[-1]), real) @ v
+
+    return _per_head(module, x, mask, head)
+
+
+def ref_sh(module, x, mask, beta=None):
+    def head(h, q, k, v, real):
+        s = module.scales[h]
+        kp, kreal = _pool_after_projection(k, real, s)
+        vp, _ = _pool_after_projection(v, real, s)
+        if beta is not None:
+            q, kp = _bn_center(q, kp, kreal, beta, module.bn_standardize)
+        return _softmax_rows(q @ kp.T / math.sqrt(q.shape[-1]), kreal) @ vp
+
+    return _per_head(module, x, mask, head)
+
+
+def ref_bn_sh(module, x, mask):
+    return ref_sh(module, x, mask, beta=float(module.beta))
+
+
+REFERENCES = {
+    "softmax": ref_softmax,
+    "bn": ref_bn,
+    "sh": ref_sh,
+    "bn_sh": ref_bn_sh,
+}
+
+# Hyperparameters that exercise each variant in the shared tests (lengths not divisible by scales).
+TEST_CONFIGS = {
+    "softmax": [{}],
+    "bn": [{"beta": 0.7}, {"beta": 1.1, "bn_standardize": True}, {"beta": 0.3, "learn_beta": True}],
+    "sh": [{"scales": (1, 2, 3, 4)}, {"scales": (2, 1, 4, 2)}],
+    "bn_sh": [{"scales": (1, 2, 3, 4), "beta": 0.8}, {"scales": (4, 1, 2, 1), "beta": 0.5, "bn_standardize": True}],
+}
+
+# Hyperparameter values that make a variant equal to another (the "reductions").
+REDUCTIONS = [
+    ("bn", {"beta": 0.0}, "softmax", {}),
+    ("sh", {"scales": (1, 1, 1, 1)}, "softmax", {}),
+    ("bn_sh", {"beta": 0.0, "scales": (1, 2, 2, 4)}, "sh", {"scales": (1, 2, 2, 4)}),
+]

@@ -1,0 +1,127 @@
+"""Shared pieces of the attention modules: projections, head splitting, hyperparameter checks."""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Sequence
+
+import torch
+from torch import nn
+
+__all__ = [
+    "MultiHeadProjections",
+    "BetaMixin",
+    "check_scales",
+    "default_scales",
+    "check_positive_int",
+]
+
+
+class MultiHeadProjections(nn.Module):
+    """Owns the four projections of multi-head attention.
+
+    Every variant in the primal-dual family keeps exactly these parameters (``q_proj``, ``k_proj``,
+    ``v_proj``, ``out_proj``: ``Linear(d_model, d_model)``), so a state dict trained with one variant
+    loads into another of the same sizes and a trained model can switch attention.
+    """
+
+    def __init__(self, d_model: int, n_heads: int, dropout: float = 0.0) -> None:
+        super().__init__()
+        self.d_model = d_model
+        self.n_heads = n_heads
+        self.head_dim = d_model // n_heads
+        self.dropout = float(dropout)
+        self.q_proj = nn.Linear(d_model, d_model)
+        self.k_proj = nn.Linear(d_model, d_model)
+        self.v_proj = nn.Linear(d_model, d_model)
+        self.out_proj = nn.Linear(d_model, d_model)
+
+    @property
+    def dropout_p(self) -> float:
+        return self.dropout if self.training else 0.0
+
+    def split_heads(self, x: torch.Tensor, n_heads: int | None = None) -> torch.Tensor:
+        """``(B, N, h*d)`` -> ``(B, h, N, d)``."""
+        b, n, _ = x.shape
+        h = n_heads or self.n_heads
+        return x.reshape(b, n, h, -1).transpose(1, 2)
+
+    @staticmethod
+    def merge_heads(x: torch.Tensor) -> torch.Tensor:
+        """``(B, H, N, d)`` -> ``(B, N, H*d)``."""
+        b, h, n, d = x.shape
+        return x.transpose(1, 2).reshape(b, n, h * d)
+
+    def project_heads(
+        self, layer: nn.Linear, x: torch.Tensor, heads: Sequence[int] | None = None
+    ) -> torch.Tensor:
+        """Project ``x`` ``(B, N, d_model)`` with ``layer`` for a subset of ``heads`` -> ``(B, h, N, d)``.
+
+        Only the output rows of the selected heads are computed, so pooling ``x`` first and projecting
+        per group costs ``N_s * d_model * h * d`` multiply-adds, not ``N * d_model^2``.
+        """
+        if heads is None:
+            return self.split_heads(layer(x))
+        d = self.head_dim
+        rows = torch.cat([torch.arange(h * d, (h + 1) * d) for h in heads]).to(x.device)
+        w = layer.weight.index_select(0, rows)
+        b = layer.bias.index_select(0, rows) if layer.bias is not None else None
+        return self.split_heads(nn.functional.linear(x, w, b), n_heads=len(heads))
+
+
+class BetaMixin:
+    """The ``beta`` of Attention-BN: a plain float, or a learnable scalar (Table 11 of 000).
+
+    A fixed beta is not a buffer, so it does not enter the state dict and state dicts stay
+    interchangeable with ``softmax``.
+    """
+
+    def _init_beta(self, beta: float, learn_beta: bool, standardize: bool) -> None:
+        if isinstance(beta, bool) or not isinstance(beta, numbers.Real) or not math.isfinite(beta):
+            raise ValueError(f"beta must be a finite real number (typical 0.1-1.2), got {beta!r}.")
+        self.bn_standardize = bool(standardize)
+        self.learn_beta = bool(learn_beta)
+        if self.learn_beta:
+            self.beta = nn.Parameter(torch.tensor(float(beta)))
+        else:
+            self.beta = float(beta)
+
+
+def check_positive_int(name: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or int(value) < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}.")
+    return int(value)
+
+
+def default_scales(n_heads: int) -> tuple[int, ...]:
+    """Per-head pooling factors: four resolutions doubling across heads, as in the papers.
+
+    8 heads -> ``(1, 1, 2, 2, 4, 4, 8, 8)`` (001 J.1, 004 Sec. 3.1); 2 heads -> ``(1, 2)`` (LRA).
+    """
+    levels = min(n_heads, 4)
+    return tuple(2 ** (h * levels // n_heads) for h in range(n_heads))
+
+
+def check_scales(scales: Sequence[int] | None, n_heads: int, name: str = "scales") -> tuple[int, ...]:
+    """Validate one pooling factor per head; ``None`` gives :func:`default_scales`."""
+    if scales is None:
+        return default_scales(n_heads)
+    if isinstance(scales, (str, bytes)) or not isinstance(scales, Sequence):
+        raise ValueError(
+            f"{name} must be a sequence of {n_heads} positive integers (one per head), got {scales!r}."
+        )
+    if len(scales) != n_heads:
+        raise ValueError(
+            f"{name} has {len(scales)} entries but n_heads={n_heads}: give one pooling factor per "
+            f"head, e.g. {default_scales(n_heads)}."
+        )
+    out = []
+    for s in scales:
+        if isinstance(s, bool) or not isinstance(s, numbers.Real) or s != int(s) or s < 1:
+            raise ValueError(
+                f"{name} must hold positive integers, got {s!r} in {tuple(scales)!r}; e.g. "
+                f"{default_scales(n_heads)}."
+            )
+        out.append(int(s))
+    return tuple(out)

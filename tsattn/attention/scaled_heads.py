@@ -1,0 +1,100 @@
+"""``sh`` and ``bn_sh``: Attention with scaled heads (001 Eq. 25, Remark 5; 000 Def. 5, Eq. 49-51).
+
+Head ``s`` attends from full-length queries to keys and values built from the input average-pooled
+along time by ``scales[s]``. The input is pooled *before* the key/value projections (Remark 5): both
+are linear, so the result equals pooling after projecting, at a fraction of the FLOPs. Heads that
+share a scale share one pooling and one (row-sliced) projection.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import torch
+
+from tsattn.attention.base import BetaMixin, MultiHeadProjections, check_scales
+from tsattn.attention.functional import bn_attention, pool_time, softmax_attention
+from tsattn.attention.registry import register_attention
+
+
+@register_attention("sh")
+class ScaledHeadAttention(MultiHeadProjections):
+    """Attention-SH.
+
+    Parameters
+    ----------
+    scales : one positive integer pooling factor per head; default four resolutions doubling across
+        heads, ``(1, 1, 2, 2, 4, 4, 8, 8)`` for 8 heads (001 J.1) and ``(1, 2)`` for 2 heads (J.2).
+        A length not divisible by a scale keeps a last, shorter window.
+
+    Shapes: ``forward(x (B, N, d_model), mask (B, N) | None) -> (B, N, d_model)``.
+    """
+
+    def __init__(
+        self,
+        d_model: int,
+        n_heads: int,
+        *,
+        dropout: float = 0.0,
+        scales: Sequence[int] | None = None,
+    ) -> None:
+        super().__init__(d_model, n_heads, dropout)
+        self.scales = check_scales(scales, n_heads)
+        groups: dict[int, list[int]] = {}
+        for head, s in enumerate(self.scales):
+            groups.setdefault(s, []).append(head)
+        self.groups = [(s, tuple(h)) for s, h in sorted(groups.items())]
+        order = [h for _, heads in self.groups for h in heads]
+        self._identity_order = order == list(range(n_heads))
+        self.register_buffer(
+            "_inverse_order", torch.argsort(torch.tensor(order)), persistent=False
+        )
+
+    def kernel(self, q, k, v, mask):  # noqa: D102
+        return softmax_attention(q, k, v, mask, self.dropout_p)
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+        q = self.project_heads(self.q_proj, x)
+        outs = []
+        for scale, heads in self.groups:
+            xs, ms = pool_time(x, scale, mask)
+            k = self.project_heads(self.k_proj, xs, heads)
+            v = self.project_heads(self.v_proj, xs, heads)
+            qh = q[:, heads[0] : heads[-1] + 1] if _contiguous(heads) else q[:, list(heads)]
+            outs.append(self.kernel(qh, k, v, ms))
+        out = torch.cat(outs, dim=1)
+        if not self._identity_order:
+            out = out.index_select(1, self._inverse_order)
+        return self.out_proj(self.merge_heads(out))
+
+
+@register_attention("bn_sh")
+class BatchNormScaledHeadAttention(BetaMixin, ScaledHeadAttention):
+    """Attention-BN+SH (000 Eq. 51): scaled heads, each recentred by the mean of its own pooled keys.
+
+    Parameters
+    ----------
+    scales : as in ``sh``.
+    beta, bn_standardize, learn_beta : as in ``bn``.
+    """
+
+    def __init__(
+        self,
+        d_model: int,
+        n_heads: int,
+        *,
+        dropout: float = 0.0,
+        scales: Sequence[int] | None = None,
+        beta: float = 0.6,
+        bn_standardize: bool = False,
+        learn_beta: bool = False,
+    ) -> None:
+        super().__init__(d_model, n_heads, dropout=dropout, scales=scales)
+        self._init_beta(beta, learn_beta, bn_standardize)
+
+    def kernel(self, q, k, v, mask):  # noqa: D102
+        return bn_attention(q, k, v, self.beta, mask, self.bn_standardize, dropout_p=self.dropout_p)
+
+
+def _contiguous(heads: tuple[int, ...]) -> bool:
+    return heads == tuple(range(heads[0], heads[0] + len(heads)))
