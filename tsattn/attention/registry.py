@@ -23,6 +23,8 @@ __all__ = [
     "attention_hyperparameters",
     "all_hyperparameters",
     "build_attention",
+    "resolve_hyperparameters",
+    "check_model_size",
 ]
 
 _REGISTRY: dict[str, type[nn.Module]] = {}
@@ -98,6 +100,16 @@ def build_attention(
     """
     cls = get_attention_class(name)
     check_model_size(d_model, n_heads)
+    kwargs = resolve_hyperparameters(name, hyper, stacklevel=3)
+    return cls(d_model, n_heads, dropout=dropout, **kwargs)
+
+
+def resolve_hyperparameters(name: str, hyper: dict[str, Any], stacklevel: int = 2) -> dict[str, Any]:
+    """Keep the hyperparameters that variant ``name`` uses.
+
+    ``None`` values mean "the variant's default" and are dropped; a value the variant does not use
+    warns (naming the variants that do); a name that no variant uses raises a ``ValueError``.
+    """
     own = attention_hyperparameters(name)
     known = all_hyperparameters()
     kwargs = {}
@@ -116,11 +128,11 @@ def build_attention(
                 f"Attention {name!r} ignores {key}={value!r} (used by: "
                 f"{', '.join(known[key])}). {name!r} takes: {', '.join(own) or 'nothing'}.",
                 UserWarning,
-                stacklevel=2,
+                stacklevel=stacklevel + 1,
             )
             continue
         kwargs[key] = value
-    return cls(d_model, n_heads, dropout=dropout, **kwargs)
+    return kwargs
 
 
 def check_model_size(d_model: Any, n_heads: Any) -> None:

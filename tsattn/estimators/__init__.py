@@ -1,0 +1,6 @@
+"""The scikit-learn estimators."""
+
+from tsattn.estimators.classification import TSClassifier
+from tsattn.estimators.regression import TSRegressor
+
+__all__ = ["TSClassifier", "TSRegressor"]

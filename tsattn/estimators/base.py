@@ -1,0 +1,406 @@
+"""Shared machinery of the supervised estimators (``TSClassifier``, ``TSRegressor``).
+
+The estimator holds only flat, named parameters (so ``set_params``, ``GridSearchCV`` and Optuna reach
+every one); the network is built in ``fit`` from data-dependent sizes; training goes through
+:func:`tsattn.training.train_network`.
+"""
+
+from __future__ import annotations
+
+import io
+import numbers
+import warnings
+from typing import Any
+
+import numpy as np
+import torch
+from sklearn.base import BaseEstimator
+from sklearn.utils.validation import check_is_fitted, check_random_state
+
+from tsattn._input import SeriesBatch, to_series_batch
+from tsattn.attention.registry import check_model_size, get_attention_class, resolve_hyperparameters
+from tsattn.nn.network import HEADS, TSTransformer
+from tsattn.training import Callback, TensorData, predict_network, resolve_device, seeded, train_network
+
+__all__ = ["BaseTSEstimator", "ATTENTION_PARAMS"]
+
+#: Estimator parameters forwarded to the attention variant (each documented with its variants).
+ATTENTION_PARAMS = (
+    "beta",
+    "bn_standardize",
+    "learn_beta",
+    "scales",
+    "key_scales",
+    "kernel_size",
+    "window",
+    "rank",
+    "r",
+    "s1",
+    "s2",
+    "block",
+)
+
+_PARAMS_DOC = """
+    Parameters
+    ----------
+    attention : str, default="softmax"
+        Attention variant, one of :func:`tsattn.list_attention` (e.g. ``"softmax"``, ``"bn"``,
+        ``"sh"``, ``"bn_sh"``).
+    d_model, n_heads, n_layers, dim_feedforward : int
+        Model width, attention heads (``d_model % n_heads == 0``), encoder layers, feed-forward width.
+    dropout : float, default=0.1
+        Dropout on positions, attention weights, residual branches and the head.
+    norm : {"batch", "layer"}, default="batch"
+        Normalisation in the encoder layers (BatchNorm ignoring padded steps, as Zerveas et al. 2021).
+    head : {"pool", "flatten"}, default="pool"
+        ``"pool"`` averages the encoded real steps (any length at predict); ``"flatten"`` is Zerveas et
+        al.'s flattened head (predict refuses series longer than the longest training series).
+    beta : float, optional
+        Attention-BN recentring weight (variants ``bn``, ``bn_sh`` and their linear/sparse forms).
+        Default 0.6.
+    bn_standardize : bool, optional
+        Also divide queries and keys by the keys' standard deviation (Eq. 22); BN variants.
+    learn_beta : bool, optional
+        Train beta as a parameter (Table 11 of 000); BN variants.
+    scales : tuple of int, optional
+        One pooling factor per head for scaled-head variants (``sh``, ``bn_sh``, ...) and the query
+        scales of ``mrs``. Default ``(1, 1, 2, 2, 4, 4, 8, 8)`` for 8 heads, ``(1, 2)`` for 2.
+    key_scales, kernel_size, window, rank, r, s1, s2, block : optional
+        Hyperparameters of the other variants (``mrs``, ``conv1d``, ``long_short``, ``s3``,
+        ``sparse``); see each variant's documentation. ``None`` keeps the variant's default; a value
+        the chosen variant ignores warns.
+    max_epochs : int, default=100
+        Upper bound on training epochs.
+    batch_size : int, default=32
+    lr : float, default=1e-3
+        AdamW learning rate.
+    weight_decay : float, default=0.0
+    validation_fraction : float, default=0.1
+        Fraction of the training data held out (stratified for classification) for early stopping;
+        0 trains on everything and monitors the training loss.
+    patience : int or None, default=30
+        Epochs without validation improvement before stopping; the best weights are restored.
+    device : str, default="auto"
+        ``"auto"`` (CUDA when present), ``"cpu"``, ``"cuda"`` or ``"cuda:N"``.
+    random_state : int, RandomState or None
+        Seeds weight initialisation, dropout, the validation split and shuffling.
+    verbose : int, default=0
+        1 shows a progress bar over epochs.
+    callbacks : list of :class:`tsattn.training.Callback`, optional
+        Called at each epoch end (e.g. Optuna pruning).
+"""
+
+
+def _check_int(name: str, value: Any, minimum: int = 1) -> None:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}.")
+
+
+def _check_float(name: str, value: Any, low: float, high: float, closed_high: bool = True) -> None:
+    ok = isinstance(value, numbers.Real) and not isinstance(value, bool)
+    ok = ok and low <= value and (value <= high if closed_high else value < high)
+    if not ok:
+        bracket = "]" if closed_high else ")"
+        raise ValueError(f"{name} must be a number in [{low}, {high}{bracket}, got {value!r}.")
+
+
+class BaseTSEstimator(BaseEstimator):
+    """Base of the supervised estimators; see :class:`tsattn.TSClassifier` for the parameters."""
+
+    def __init__(
+        self,
+        attention: str = "softmax",
+        *,
+        d_model: int = 64,
+        n_heads: int = 8,
+        n_layers: int = 3,
+        dim_feedforward: int = 256,
+        dropout: float = 0.1,
+        norm: str = "batch",
+        head: str = "pool",
+        beta: float | None = None,
+        bn_standardize: bool | None = None,
+        learn_beta: bool | None = None,
+        scales: tuple[int, ...] | None = None,
+        key_scales: tuple[int, ...] | None = None,
+        kernel_size: int | None = None,
+        window: int | None = None,
+        rank: int | None = None,
+        r: int | None = None,
+        s1: int | None = None,
+        s2: int | None = None,
+        block: int | None = None,
+        max_epochs: int = 100,
+        batch_size: int = 32,
+        lr: float = 1e-3,
+        weight_decay: float = 0.0,
+        validation_fraction: float = 0.1,
+        patience: int | None = 30,
+        device: str = "auto",
+        random_state: int | np.random.RandomState | None = None,
+        verbose: int = 0,
+        callbacks: list[Callback] | None = None,
+    ) -> None:
+        self.attention = attention
+        self.d_model = d_model
+        self.n_heads = n_heads
+        self.n_layers = n_layers
+        self.dim_feedforward = dim_feedforward
+        self.dropout = dropout
+        self.norm = norm
+        self.head = head
+        self.beta = beta
+        self.bn_standardize = bn_standardize
+        self.learn_beta = learn_beta
+        self.scales = scales
+        self.key_scales = key_scales
+        self.kernel_size = kernel_size
+        self.window = window
+        self.rank = rank
+        self.r = r
+        self.s1 = s1
+        self.s2 = s2
+        self.block = block
+        self.max_epochs = max_epochs
+        self.batch_size = batch_size
+        self.lr = lr
+        self.weight_decay = weight_decay
+        self.validation_fraction = validation_fraction
+        self.patience = patience
+        self.device = device
+        self.random_state = random_state
+        self.verbose = verbose
+        self.callbacks = callbacks
+
+    # ------------------------------------------------------------------ hooks for subclasses
+    def _encode_targets(self, y: Any, n_series: int) -> tuple[torch.Tensor, int]:
+        """Validate ``y``, set target attributes, return ``(targets, n_outputs)``."""
+        raise NotImplementedError
+
+    def _loss(self, output: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+        raise NotImplementedError
+
+    def _stratify(self, y_encoded: torch.Tensor) -> np.ndarray | None:
+        return None
+
+    # ------------------------------------------------------------------ validation
+    def _validate_params(self) -> dict[str, Any]:
+        get_attention_class(self.attention)
+        check_model_size(self.d_model, self.n_heads)
+        _check_int("n_layers", self.n_layers)
+        _check_int("dim_feedforward", self.dim_feedforward)
+        _check_float("dropout", self.dropout, 0.0, 1.0, closed_high=False)
+        if self.norm not in ("batch", "layer"):
+            raise ValueError(f"norm must be 'batch' or 'layer', got {self.norm!r}.")
+        if self.head not in HEADS:
+            raise ValueError(f"head must be one of {HEADS}, got {self.head!r}.")
+        _check_int("max_epochs", self.max_epochs)
+        _check_int("batch_size", self.batch_size)
+        _check_float("lr", self.lr, 0.0, float("inf"))
+        if self.lr <= 0:
+            raise ValueError(f"lr must be > 0, got {self.lr!r}.")
+        _check_float("weight_decay", self.weight_decay, 0.0, float("inf"))
+        _check_float("validation_fraction", self.validation_fraction, 0.0, 1.0, closed_high=False)
+        if self.patience is not None:
+            _check_int("patience", self.patience)
+        for cb in self.callbacks or ():
+            if not isinstance(cb, Callback):
+                raise ValueError(
+                    f"callbacks must be tsattn.training.Callback instances, got {type(cb).__name__}."
+                )
+        hyper = {name: getattr(self, name) for name in ATTENTION_PARAMS}
+        attention_params = resolve_hyperparameters(self.attention, hyper, stacklevel=4)
+        # Build one layer now so that invalid hyperparameters fail before any data work.
+        with torch.random.fork_rng(devices=[]):
+            get_attention_class(self.attention)(
+                self.d_model, self.n_heads, dropout=self.dropout, **attention_params
+            )
+        return attention_params
+
+    def _check_X_predict(self, X: Any) -> SeriesBatch:
+        check_is_fitted(self, "module_")
+        batch = to_series_batch(X)
+        if batch.n_channels != self.n_channels_:
+            raise ValueError(
+                f"X has {batch.n_channels} channel(s) but {type(self).__name__} was fitted on "
+                f"{self.n_channels_}; pass series with the same channels as in fit."
+            )
+        n_features = _n_features(X)
+        if self.equal_length_ and (not batch.equal_length or batch.values.shape[1] != self.series_length_):
+            if n_features is not None and self.n_channels_ == 1 and _is_2d(X):
+                raise ValueError(
+                    f"X has {n_features} features, but {type(self).__name__} is expecting "
+                    f"{self.n_features_in_} features as input (the series length seen in fit)."
+                )
+            raise ValueError(
+                f"series length {int(batch.lengths.max())} differs from the length "
+                f"{self.series_length_} of every training series. Fit on series of unequal length "
+                "(padded with trailing NaN or as a list) to predict on any length."
+            )
+        if self.head == "flatten" and batch.values.shape[1] > self.series_length_:
+            raise ValueError(
+                f"a series has {batch.values.shape[1]} steps but head='flatten' was fitted on at "
+                f"most {self.series_length_}; use head='pool' to predict on longer series."
+            )
+        return batch
+
+    # ------------------------------------------------------------------ fit / predict core
+    def _to_tensors(self, batch: SeriesBatch, y: torch.Tensor | None = None) -> TensorData:
+        values = (batch.values - self.channel_mean_) / self.channel_scale_
+        steps = np.arange(values.shape[1])[None, :, None] < batch.lengths[:, None, None]
+        values = np.where(steps, values, 0.0).astype(np.float32)
+        dev = self.device_
+        return TensorData(
+            x=torch.from_numpy(values).to(dev),
+            lengths=torch.from_numpy(batch.lengths).to(dev),
+            y=None if y is None else y.to(dev),
+        )
+
+    def _fit(self, X: Any, y: Any) -> BaseTSEstimator:
+        attention_params = self._validate_params()
+        if y is None:
+            raise ValueError(
+                f"{type(self).__name__} requires y to be passed, but the target y is None."
+            )
+        batch = to_series_batch(X)
+        n = batch.values.shape[0]
+        targets, n_outputs = self._encode_targets(y, n)
+        self.device_ = resolve_device(self.device)
+        self.n_channels_ = batch.n_channels
+        self.series_length_ = int(batch.values.shape[1])
+        self.equal_length_ = batch.equal_length
+        nf = _n_features(X)
+        self.n_features_in_ = nf if nf is not None else batch.n_channels
+
+        real = np.arange(self.series_length_)[None, :] < batch.lengths[:, None]
+        steps = batch.values[real].astype(np.float64)  # (total real steps, C)
+        self.channel_mean_ = steps.mean(axis=0).astype(np.float32)
+        std = steps.std(axis=0)
+        self.channel_scale_ = np.where(std > 1e-12, std, 1.0).astype(np.float32)
+
+        rs = check_random_state(self.random_state)
+        seed = int(rs.randint(np.iinfo(np.int32).max))
+        rng = np.random.default_rng(seed)
+        train_idx, valid_idx = self._split(n, targets, rng)
+
+        data = self._to_tensors(batch, targets)
+        train = _subset(data, train_idx)
+        valid = _subset(data, valid_idx) if valid_idx is not None else None
+
+        self.network_params_ = dict(
+            n_channels=self.n_channels_,
+            n_outputs=n_outputs,
+            max_len=self.series_length_,
+            attention=self.attention,
+            attention_params=attention_params,
+            d_model=self.d_model,
+            n_heads=self.n_heads,
+            n_layers=self.n_layers,
+            dim_feedforward=self.dim_feedforward,
+            dropout=self.dropout,
+            norm=self.norm,
+            head=self.head,
+        )
+        with seeded(seed, self.device_):
+            self.module_ = TSTransformer(**self.network_params_).to(self.device_)
+            result = train_network(
+                self.module_,
+                self._loss,
+                train,
+                valid,
+                estimator=self,
+                max_epochs=self.max_epochs,
+                batch_size=self.batch_size,
+                lr=self.lr,
+                weight_decay=self.weight_decay,
+                patience=self.patience if valid is not None else None,
+                rng=rng,
+                fixed_len=self.head == "flatten",
+                callbacks=list(self.callbacks or ()),
+                verbose=self.verbose,
+            )
+        self.history_ = result.history
+        self.best_epoch_ = result.best_epoch
+        self.n_epochs_ = len(result.history)
+        self.interrupted_ = result.interrupted
+        return self
+
+    def _split(self, n: int, targets: torch.Tensor, rng: np.random.Generator):
+        n_valid = int(np.ceil(self.validation_fraction * n)) if self.validation_fraction > 0 else 0
+        if n_valid < 1 or n - n_valid < 2:
+            return np.arange(n), None
+        strat = self._stratify(targets)
+        if strat is not None:
+            from sklearn.model_selection import train_test_split
+
+            counts = np.bincount(strat)
+            if counts.min() >= 2 and n_valid >= len(counts) and n - n_valid >= len(counts):
+                seed = int(rng.integers(np.iinfo(np.int32).max))
+                train_idx, valid_idx = train_test_split(
+                    np.arange(n), test_size=n_valid, stratify=strat, random_state=seed
+                )
+                return np.sort(train_idx), np.sort(valid_idx)
+        perm = rng.permutation(n)
+        return np.sort(perm[n_valid:]), np.sort(perm[:n_valid])
+
+    def _forward(self, X: Any) -> torch.Tensor:
+        batch = self._check_X_predict(X)
+        data = self._to_tensors(batch)
+        return predict_network(
+            self.module_, data, batch_size=max(256, self.batch_size), fixed_len=self.head == "flatten"
+        )
+
+    # ------------------------------------------------------------------ persistence
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        module = state.pop("module_", None)
+        if module is not None:
+            buffer = io.BytesIO()
+            torch.save({k: v.detach().cpu() for k, v in module.state_dict().items()}, buffer)
+            state["_module_state"] = buffer.getvalue()
+        state.pop("device_", None)
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        blob = state.pop("_module_state", None)
+        self.__dict__.update(state)
+        if blob is None:
+            return
+        try:
+            self.device_ = resolve_device(self.device)
+        except ValueError:
+            warnings.warn(
+                f"this model was saved with device={self.device!r}, which is not available here; "
+                "loading it on the CPU.",
+                UserWarning,
+                stacklevel=2,
+            )
+            self.device_ = torch.device("cpu")
+        module = TSTransformer(**self.network_params_)
+        module.load_state_dict(torch.load(io.BytesIO(blob), map_location="cpu", weights_only=True))
+        self.module_ = module.to(self.device_).eval()
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.non_deterministic = False
+        return tags
+
+
+def _is_2d(X: Any) -> bool:
+    return isinstance(X, np.ndarray) and X.ndim == 2
+
+
+def _n_features(X: Any) -> int | None:
+    """``X.shape[1]`` for array input (channels for 3-D, length for 2-D), else None."""
+    shape = getattr(X, "shape", None)
+    if shape is not None and len(shape) in (2, 3) and not hasattr(X, "columns"):
+        return int(shape[1])
+    return None
+
+
+def _subset(data: TensorData, idx: np.ndarray) -> TensorData:
+    t = torch.as_tensor(idx, device=data.x.device)
+    return TensorData(data.x[t], data.lengths[t], None if data.y is None else data.y[t])
+
+
+BaseTSEstimator.__doc__ = (BaseTSEstimator.__doc__ or "") + _PARAMS_DOC

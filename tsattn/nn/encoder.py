@@ -1,0 +1,105 @@
+"""Transformer encoder in the style of Zerveas et al. (2021), the UEA baseline of 001/004.
+
+Post-norm layers (attention -> add -> norm -> feed-forward with GELU -> add -> norm) whose norm is
+either a BatchNorm over (batch, time) that ignores padded steps, or a LayerNorm. The attention module
+is any registered variant.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+__all__ = ["MaskedBatchNorm1d", "EncoderLayer", "TransformerEncoder", "SinusoidalPositionalEncoding"]
+
+
+class MaskedBatchNorm1d(nn.BatchNorm1d):
+    """BatchNorm over the batch and time axes of ``(B, N, D)`` tokens, counting real steps only.
+
+    Padded steps neither enter the batch statistics nor the running averages, so a batch's padding
+    does not change what real steps see. With no mask it is ``nn.BatchNorm1d`` on ``(B*N, D)``.
+    """
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:  # type: ignore[override]
+        b, n, d = x.shape
+        if mask is None or not self.training or bool(mask.all()):
+            return super().forward(x.reshape(b * n, d)).reshape(b, n, d)
+        flat = x.reshape(b * n, d)
+        real = mask.reshape(b * n)
+        out = torch.zeros_like(flat)
+        out[real] = super().forward(flat[real])
+        return out.reshape(b, n, d)
+
+
+class EncoderLayer(nn.Module):
+    """One encoder layer.
+
+    Parameters
+    ----------
+    attention : module called as ``attention(x, mask)`` on ``(B, N, d_model)``.
+    d_model, dim_feedforward, dropout : sizes and dropout rate.
+    norm : ``"batch"`` (masked BatchNorm, the Zerveas default) or ``"layer"``.
+    """
+
+    def __init__(
+        self, attention: nn.Module, d_model: int, dim_feedforward: int, dropout: float, norm: str
+    ) -> None:
+        super().__init__()
+        self.attention = attention
+        self.linear1 = nn.Linear(d_model, dim_feedforward)
+        self.linear2 = nn.Linear(dim_feedforward, d_model)
+        self.dropout = nn.Dropout(dropout)
+        self.dropout1 = nn.Dropout(dropout)
+        self.dropout2 = nn.Dropout(dropout)
+        self.norm_kind = norm
+        if norm == "batch":
+            self.norm1, self.norm2 = MaskedBatchNorm1d(d_model, eps=1e-5), MaskedBatchNorm1d(d_model, eps=1e-5)
+        elif norm == "layer":
+            self.norm1, self.norm2 = nn.LayerNorm(d_model), nn.LayerNorm(d_model)
+        else:
+            raise ValueError(f"norm must be 'batch' or 'layer', got {norm!r}.")
+
+    def _norm(self, layer: nn.Module, x: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
+        return layer(x, mask) if self.norm_kind == "batch" else layer(x)
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+        """``x (B, N, d_model)``, ``mask (B, N)`` bool True = real -> ``(B, N, d_model)``."""
+        x = self._norm(self.norm1, x + self.dropout1(self.attention(x, mask)), mask)
+        ff = self.linear2(self.dropout(F.gelu(self.linear1(x))))
+        return self._norm(self.norm2, x + self.dropout2(ff), mask)
+
+
+class TransformerEncoder(nn.Module):
+    """A stack of :class:`EncoderLayer` (attention modules built by the caller)."""
+
+    def __init__(self, layers: list[EncoderLayer]) -> None:
+        super().__init__()
+        self.layers = nn.ModuleList(layers)
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+        for layer in self.layers:
+            x = layer(x, mask)
+        return x
+
+
+class SinusoidalPositionalEncoding(nn.Module):
+    """Fixed sine/cosine positions (Vaswani et al.), any length, added to ``(B, N, d_model)``."""
+
+    def __init__(self, d_model: int, dropout: float) -> None:
+        super().__init__()
+        self.d_model = d_model
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        n, d = x.shape[1], self.d_model
+        pos = torch.arange(n, device=x.device, dtype=x.dtype)[:, None]
+        div = torch.exp(
+            torch.arange(0, d, 2, device=x.device, dtype=x.dtype) * (-math.log(10000.0) / d)
+        )
+        pe = torch.zeros(n, d, device=x.device, dtype=x.dtype)
+        pe[:, 0::2] = torch.sin(pos * div)
+        pe[:, 1::2] = torch.cos(pos * div[: d // 2])
+        return self.dropout(x + pe)

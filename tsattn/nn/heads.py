@@ -1,0 +1,51 @@
+"""Output heads mapping encoded tokens ``(B, N, d_model)`` to ``(B, n_outputs)``."""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+__all__ = ["PoolingHead", "FlattenHead"]
+
+
+class PoolingHead(nn.Module):
+    """GELU, dropout, mean over the real steps, linear. Works for any series length."""
+
+    def __init__(self, d_model: int, n_outputs: int, dropout: float) -> None:
+        super().__init__()
+        self.act = nn.GELU()
+        self.dropout = nn.Dropout(dropout)
+        self.linear = nn.Linear(d_model, n_outputs)
+
+    def forward(self, h: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+        h = self.dropout(self.act(h))
+        if mask is None:
+            pooled = h.mean(dim=1)
+        else:
+            w = mask.to(h.dtype)[..., None]
+            pooled = (h * w).sum(dim=1) / w.sum(dim=1).clamp_min(1.0)
+        return self.linear(pooled)
+
+
+class FlattenHead(nn.Module):
+    """Zerveas et al.'s head: GELU, dropout, zero the padded steps, flatten ``max_len * d_model``, linear.
+
+    Series longer than ``max_len`` (the longest training series) cannot be flattened into the same
+    weights; the estimator refuses them with a clear error.
+    """
+
+    def __init__(self, d_model: int, n_outputs: int, dropout: float, max_len: int) -> None:
+        super().__init__()
+        self.max_len = max_len
+        self.act = nn.GELU()
+        self.dropout = nn.Dropout(dropout)
+        self.linear = nn.Linear(d_model * max_len, n_outputs)
+
+    def forward(self, h: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+        h = self.dropout(self.act(h))
+        if mask is not None:
+            h = h * mask.to(h.dtype)[..., None]
+        b, n, d = h.shape
+        if n < self.max_len:
+            h = nn.functional.pad(h, (0, 0, 0, self.max_len - n))
+        return self.linear(h.reshape(b, self.max_len * d))

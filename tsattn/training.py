@@ -1,0 +1,260 @@
+"""The one training loop: batching, early stopping with restore-best, callbacks, history, device.
+
+Every estimator trains through :func:`train_network`. Data lives on the device as padded tensors;
+each batch is cut to its own longest series (unless the head needs a fixed length), so short series
+do not pay for long ones.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+__all__ = [
+    "Callback",
+    "TensorData",
+    "TrainResult",
+    "resolve_device",
+    "train_network",
+    "predict_network",
+    "seeded",
+]
+
+
+class Callback:
+    """Hooks called by the training loop; override the ones you need.
+
+    ``on_epoch_end`` receives the estimator and the epoch's record (a dict with ``epoch``,
+    ``train_loss``, ``valid_loss`` (or None), ``dur``, ``best``); returning ``True`` stops training.
+    Exceptions propagate (e.g. ``optuna.TrialPruned`` from a pruning callback).
+    """
+
+    def on_train_begin(self, estimator: Any) -> None:  # noqa: B027 - intentional no-op hook
+        pass
+
+    def on_epoch_end(self, estimator: Any, record: dict) -> bool | None:  # noqa: B027
+        return None
+
+    def on_train_end(self, estimator: Any, history: list[dict]) -> None:  # noqa: B027
+        pass
+
+
+@dataclass
+class TensorData:
+    """Padded series on a device: ``x (n, N, C)`` float, ``lengths (n,)`` long, targets ``y (n, ...)``."""
+
+    x: torch.Tensor
+    lengths: torch.Tensor
+    y: torch.Tensor | None = None
+
+    def __len__(self) -> int:
+        return self.x.shape[0]
+
+    def batch(self, idx: torch.Tensor, fixed_len: bool) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """Rows ``idx`` as ``(x (b, n_b, C), mask (b, n_b) | None)``; ``mask`` is None with no padding."""
+        lengths = self.lengths[idx]
+        n_b = self.x.shape[1] if fixed_len else int(lengths.max())
+        x = self.x[idx, :n_b]
+        mask = torch.arange(n_b, device=x.device)[None, :] < lengths[:, None]
+        return x, (None if bool(mask.all()) else mask)
+
+
+@dataclass
+class TrainResult:
+    history: list[dict] = field(default_factory=list)
+    best_epoch: int = -1
+    interrupted: bool = False
+    stopped_early: bool = False
+
+
+def resolve_device(device: str | torch.device) -> torch.device:
+    """``"auto"`` -> CUDA when available, else CPU; other values are checked."""
+    if isinstance(device, torch.device):
+        return device
+    if device == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    try:
+        dev = torch.device(device)
+    except (RuntimeError, TypeError) as err:
+        raise ValueError(
+            f"device must be 'auto', 'cpu', 'cuda' or 'cuda:N', got {device!r}."
+        ) from err
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(
+            f"device={device!r} but CUDA is not available on this machine; use device='auto' or 'cpu'."
+        )
+    return dev
+
+
+class seeded:
+    """Context manager: torch's global RNG (CPU and the device's CUDA RNG) seeded, then restored."""
+
+    def __init__(self, seed: int, device: torch.device) -> None:
+        self.seed = seed
+        devices = [device.index or 0] if device.type == "cuda" else []
+        self._fork = torch.random.fork_rng(devices=devices)
+
+    def __enter__(self) -> None:
+        self._fork.__enter__()
+        torch.manual_seed(self.seed)
+
+    def __exit__(self, *exc: Any) -> None:
+        self._fork.__exit__(*exc)
+
+
+def _epoch_batches(n: int, batch_size: int, rng: np.random.Generator) -> list[np.ndarray]:
+    perm = rng.permutation(n)
+    return [perm[i : i + batch_size] for i in range(0, n, batch_size)]
+
+
+def _mean_loss(
+    module: nn.Module, data: TensorData, loss_fn: Callable, batch_size: int, fixed_len: bool
+) -> float:
+    module.eval()
+    total, count = 0.0, 0
+    with torch.no_grad():
+        for start in range(0, len(data), batch_size):
+            idx = torch.arange(start, min(start + batch_size, len(data)), device=data.x.device)
+            x, mask = data.batch(idx, fixed_len)
+            loss = loss_fn(module(x, mask), data.y[idx])
+            total += float(loss) * len(idx)
+            count += len(idx)
+    return total / max(count, 1)
+
+
+def train_network(
+    module: nn.Module,
+    loss_fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor],
+    train: TensorData,
+    valid: TensorData | None,
+    *,
+    estimator: Any,
+    max_epochs: int,
+    batch_size: int,
+    lr: float,
+    weight_decay: float,
+    patience: int | None,
+    rng: np.random.Generator,
+    fixed_len: bool = False,
+    callbacks: Sequence[Callback] = (),
+    verbose: int = 0,
+) -> TrainResult:
+    """Train ``module`` in place and leave it holding the best weights seen.
+
+    The monitored quantity is the validation loss when ``valid`` is given, else the training loss.
+    Training stops after ``max_epochs``, after ``patience`` epochs without improvement (``None``: never
+    early), when a callback returns True, or on Ctrl-C (``KeyboardInterrupt``): in every case the best
+    weights so far are restored and the result says how it ended.
+    """
+    optimizer = torch.optim.AdamW(module.parameters(), lr=lr, weight_decay=weight_decay)
+    result = TrainResult()
+    best_loss, best_state, since_best = float("inf"), None, 0
+    for cb in callbacks:
+        cb.on_train_begin(estimator)
+    bar = None
+    if verbose:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=max_epochs, desc=f"fit {type(estimator).__name__}", unit="epoch")
+    try:
+        for epoch in range(1, max_epochs + 1):
+            t0 = time.perf_counter()
+            module.train()
+            total, seen = 0.0, 0
+            for idx_np in _epoch_batches(len(train), batch_size, rng):
+                if len(idx_np) < 2 and len(train) > 1 and _has_batchnorm(module):
+                    continue  # a batch of one gives BatchNorm no variance to normalise by
+                idx = torch.as_tensor(idx_np, device=train.x.device)
+                x, mask = train.batch(idx, fixed_len)
+                loss = loss_fn(module(x, mask), train.y[idx])
+                optimizer.zero_grad(set_to_none=True)
+                loss.backward()
+                optimizer.step()
+                total += float(loss.detach()) * len(idx_np)
+                seen += len(idx_np)
+            train_loss = total / max(seen, 1)
+            if not np.isfinite(train_loss):
+                warnings.warn(
+                    f"training loss became {train_loss} at epoch {epoch}; stopping and keeping the "
+                    "best weights so far. Try a smaller lr.",
+                    RuntimeWarning,
+                    stacklevel=3,
+                )
+                result.stopped_early = True
+                break
+            valid_loss = (
+                _mean_loss(module, valid, loss_fn, batch_size, fixed_len) if valid is not None else None
+            )
+            monitored = valid_loss if valid_loss is not None else train_loss
+            improved = monitored < best_loss
+            if improved:
+                best_loss, since_best, result.best_epoch = monitored, 0, epoch
+                best_state = copy.deepcopy(module.state_dict())
+            else:
+                since_best += 1
+            record = {
+                "epoch": epoch,
+                "train_loss": train_loss,
+                "valid_loss": valid_loss,
+                "best": improved,
+                "dur": time.perf_counter() - t0,
+            }
+            result.history.append(record)
+            if bar is not None:
+                bar.update(1)
+                bar.set_postfix(
+                    train=f"{train_loss:.4f}",
+                    **({"valid": f"{valid_loss:.4f}"} if valid_loss is not None else {}),
+                )
+            stop = False
+            for cb in callbacks:
+                stop = bool(cb.on_epoch_end(estimator, record)) or stop
+            if stop:
+                result.stopped_early = True
+                break
+            if patience is not None and since_best >= patience:
+                result.stopped_early = True
+                break
+    except KeyboardInterrupt:
+        result.interrupted = True
+        warnings.warn(
+            f"fit interrupted after {len(result.history)} epoch(s); keeping the best weights so far "
+            f"(epoch {result.best_epoch}). The model is fitted and usable.",
+            UserWarning,
+            stacklevel=3,
+        )
+    finally:
+        if bar is not None:
+            bar.close()
+    if best_state is not None:
+        module.load_state_dict(best_state)
+    module.eval()
+    for cb in callbacks:
+        cb.on_train_end(estimator, result.history)
+    return result
+
+
+def _has_batchnorm(module: nn.Module) -> bool:
+    return any(isinstance(m, nn.modules.batchnorm._BatchNorm) for m in module.modules())
+
+
+def predict_network(
+    module: nn.Module, data: TensorData, batch_size: int, fixed_len: bool = False
+) -> torch.Tensor:
+    """Outputs of ``module`` for every row of ``data`` in eval mode, on the CPU, ``(n, n_outputs)``."""
+    module.eval()
+    outs = []
+    with torch.inference_mode():
+        for start in range(0, len(data), batch_size):
+            idx = torch.arange(start, min(start + batch_size, len(data)), device=data.x.device)
+            x, mask = data.batch(idx, fixed_len)
+            outs.append(module(x, mask).float().cpu())
+    return torch.cat(outs)
