@@ -55,6 +55,7 @@ def test_shared_dataset_equals_aeon_reader(archive, name, monkeypatch):
         else:
             assert y.dtype.kind == "U"
         _assert_same(X, y, X_ref, y_ref.astype(y.dtype))
+    assert not list((shared / archive).glob(".*")), "the loader wrote into the cache"
 
 
 def test_split_none_concatenates_train_then_test(monkeypatch):
