@@ -141,3 +141,28 @@ def test_corrupt_file_without_a_source_is_never_returned(tmp_path, monkeypatch):
     with pytest.raises(DatasetNotAvailableError, match="wrong checksum"):
         ensure_file("forecasting/f.csv", [Source("http://127.0.0.1:9/f.csv")], SHA)
     assert target.read_bytes() == b"garbage"  # left for the user to inspect, never loaded
+
+
+_CHILD = """
+import sys
+from tsattn.datasets.cache import Source, ensure_file
+print(ensure_file("forecasting/f.csv", [Source(sys.argv[1])], sys.argv[2]))
+"""
+
+
+def test_two_processes_download_once(tmp_path, monkeypatch):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    isolate(monkeypatch, tmp_path, offline=False)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    with serve({"/f.csv": CSV}, delay=0.5) as (base, counts):
+        procs = [subprocess.Popen([sys.executable, "-c", _CHILD, base + "/f.csv", SHA], env=env,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                 for _ in range(2)]
+        outs = [p.communicate(timeout=60) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], outs
+    assert counts == {"/f.csv": 1}
+    assert (tmp_path / "forecasting" / "f.csv").read_bytes() == CSV
