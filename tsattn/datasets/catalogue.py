@@ -110,6 +110,15 @@ def render_readme() -> str:
         "`~/.cache/tsattn`), laid out as below, verified against the sha256 recorded here where "
         "one is known. A folder of copies made by hand with the same layout is used as it is.",
         "",
+        "Environment: `TSATTN_DATA_DIR` (cache folder), `TSATTN_DATA_URL` (mirror base URL laid "
+        "out like the cache, tried first), `TSATTN_OFFLINE=1` (never use the network), "
+        "`TSATTN_CONNECT_TIMEOUT` (seconds, default 2). Data bundled inside aeon (e.g. "
+        "BasicMotions, JapaneseVowels, GunPoint, ArrowHead, ItalyPowerDemand, OSULeaf, "
+        "Covid3Month) is used without a download when the cache has no copy.",
+        "",
+        "Command line: `tsattn datasets list`, `tsattn datasets fetch NAME...`, "
+        "`tsattn datasets catalogue --write datasets/README.md`.",
+        "",
         "## Long-horizon forecasting",
         "",
         "Split convention (the Informer/Autoformer code, `data_loader.py`): ETT hourly sets use "
