@@ -1,0 +1,117 @@
+"""UEA/UCR/TSER loaders give exactly aeon's arrays, from the cache or from aeon's bundled data."""
+
+from __future__ import annotations
+
+import csv
+import time
+
+import numpy as np
+import pytest
+from _datasets_support import SHARED, isolate, shared_or_skip
+from aeon.datasets import load_from_ts_file, load_from_tsv_file
+
+from tsattn.datasets import DatasetNotAvailableError, load_tser, load_ucr, load_uea
+
+_LOADERS = {"uea": load_uea, "ucr": load_ucr, "tser": load_tser}
+
+
+def _shared_ts_datasets() -> list[tuple[str, str]]:
+    if not (SHARED / "MANIFEST.tsv").is_file():
+        return []
+    with open(SHARED / "MANIFEST.tsv", newline="") as fh:
+        paths = [row["path"] for row in csv.DictReader(fh, delimiter="\t")]
+    return sorted({(p.split("/")[0], p.split("/")[-1].rsplit("_", 1)[0])
+                   for p in paths if p.endswith("_TRAIN.ts")})
+
+
+# The whole shared folder loads in about 5 s, so every dataset is checked in the default run.
+_ALL = _shared_ts_datasets()
+_PARAMS = [pytest.param(a, n, id=f"{a}-{n}") for a, n in _ALL] or [pytest.param(
+    "uea", "none", marks=pytest.mark.skip(reason=f"shared dataset folder not found at {SHARED}"))]
+
+
+def _assert_same(X, y, X_ref, y_ref):
+    assert len(X) == len(X_ref)
+    if isinstance(X_ref, list):
+        assert isinstance(X, list)
+        for a, b in zip(X, X_ref, strict=True):
+            assert a.dtype == np.float64
+            np.testing.assert_array_equal(a, b)
+    else:
+        assert X.dtype == np.float64 and X.ndim == 3
+        np.testing.assert_array_equal(X, X_ref)
+    np.testing.assert_array_equal(y, y_ref)
+
+
+@pytest.mark.parametrize(("archive", "name"), _PARAMS)
+def test_shared_dataset_equals_aeon_reader(archive, name, monkeypatch):
+    shared = shared_or_skip()
+    isolate(monkeypatch, shared)  # read-only folder: loading must not write to it
+    for split in ("TRAIN", "TEST"):
+        X, y = _LOADERS[archive](name, split=split.lower())
+        X_ref, y_ref = load_from_ts_file(str(shared / archive / f"{name}_{split}.ts"))
+        if archive == "tser":
+            assert y.dtype == np.float64
+        else:
+            assert y.dtype.kind == "U"
+        _assert_same(X, y, X_ref, y_ref.astype(y.dtype))
+    assert not list((shared / archive).glob(".*")), "the loader wrote into the cache"
+
+
+def test_split_none_concatenates_train_then_test(monkeypatch):
+    shared = shared_or_skip()
+    isolate(monkeypatch, shared)
+    X_tr, y_tr = load_ucr("GunPoint", "train")
+    X_te, y_te = load_ucr("GunPoint", "test")
+    X, y = load_ucr("GunPoint", None)
+    assert X.shape == (200, 1, 150) and (len(X_tr), len(X_te)) == (50, 150)
+    np.testing.assert_array_equal(X, np.concatenate([X_tr, X_te]))
+    np.testing.assert_array_equal(y, np.concatenate([y_tr, y_te]))
+    X, y = load_uea("JapaneseVowels", None)
+    assert isinstance(X, list) and len(X) == 640
+    lengths = {x.shape[1] for x in X}
+    assert {x.shape[0] for x in X} == {12} and min(lengths) == 7 and max(lengths) == 29
+    with pytest.raises(ValueError, match="split"):
+        load_ucr("GunPoint", "validation")
+
+
+def test_ucr_tsv_matches_ts(monkeypatch):
+    shared = shared_or_skip()
+    isolate(monkeypatch, shared)
+    for name in ("CBF", "ECG200"):
+        for split in ("train", "test"):
+            X_tsv, y_tsv = load_ucr(name, split, format="tsv")
+            X_ref, _ = load_from_tsv_file(str(shared / "ucr" / "tsv" / f"{name}_{split.upper()}.tsv"))
+            np.testing.assert_array_equal(X_tsv, X_ref)
+            X_ts, y_ts = load_ucr(name, split)
+            assert X_tsv.shape == X_ts.shape
+            np.testing.assert_allclose(X_tsv, X_ts, rtol=1e-5, atol=1e-6)
+            np.testing.assert_array_equal(y_tsv.astype(float), y_ts.astype(float))
+
+
+def test_bundled_aeon_data_needs_no_download(tmp_path, monkeypatch):
+    isolate(monkeypatch, tmp_path / "empty", offline=True)
+    X, y = load_uea("BasicMotions", "train")
+    assert X.shape == (40, 6, 100) and set(y) == {"standing", "running", "walking", "badminton"}
+    X, y = load_tser("Covid3Month", "test")
+    assert X.shape == (61, 1, 84) and y.dtype == np.float64
+    X, y = load_ucr("ItalyPowerDemand", "train")
+    assert X.shape == (67, 1, 24)
+    assert not (tmp_path / "empty").exists()
+
+
+def test_missing_archive_file_offline_is_clear_and_fast(tmp_path, monkeypatch):
+    isolate(monkeypatch, tmp_path, offline=True)
+    start = time.perf_counter()
+    with pytest.raises(DatasetNotAvailableError) as info:
+        load_uea("NATOPS", "train")
+    assert time.perf_counter() - start < 1.0
+    msg = str(info.value)
+    assert "uea/NATOPS_TRAIN.ts" in msg and "zenodo.org/records/" in msg
+    assert str(tmp_path / "uea" / "NATOPS_TRAIN.ts") in msg
+
+
+def test_unknown_name_suggests(monkeypatch, tmp_path):
+    isolate(monkeypatch, tmp_path)
+    with pytest.raises(ValueError, match="UWaveGestureLibrary"):
+        load_uea("UWaveGesture")

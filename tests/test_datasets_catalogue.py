@@ -1,0 +1,107 @@
+"""The catalogue is the one source of facts: checksums, README, names, command line."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+from pathlib import Path
+
+import pytest
+from _datasets_support import shared_or_skip
+
+from tsattn.datasets import catalogue, list_datasets, render_readme, sha256_file
+from tsattn.datasets.catalogue import resolve_name
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _manifest(shared: Path) -> list[dict[str, str]]:
+    with open(shared / "MANIFEST.tsv", newline="") as fh:
+        return list(csv.DictReader(fh, delimiter="\t"))
+
+
+def test_catalogue_records_every_manifest_checksum():
+    shared = shared_or_skip()
+    files = catalogue()["files"]
+    rows = _manifest(shared)
+    assert rows
+    for row in rows:
+        assert row["path"] in files, f"{row['path']} missing from catalogue.json"
+        assert files[row["path"]]["sha256"] == row["sha256"], row["path"]
+        assert files[row["path"]]["bytes"] == int(row["bytes"]), row["path"]
+
+
+def test_shared_files_match_their_checksums():
+    shared = shared_or_skip()
+    for row in _manifest(shared):
+        assert sha256_file(shared / row["path"]) == row["sha256"], row["path"]
+
+
+def test_readme_is_generated_from_catalogue():
+    committed = (ROOT / "datasets" / "README.md").read_text(encoding="utf-8")
+    assert committed == render_readme(), (
+        "datasets/README.md is stale: run `tsattn datasets catalogue --write datasets/README.md`")
+
+
+def test_catalogue_is_package_data():
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert '"datasets/*.json"' in text
+
+
+def test_archive_name_lists():
+    names = list_datasets()
+    assert len(names["uea"]) == 30 and len(names["ucr"]) == 128
+    assert "Covid3Month" in names["tser"] and "IEEEPPG" in names["tser"]
+    assert set(names["forecasting"]) == {"ETTh1", "ETTh2", "ETTm1", "ETTm2", "electricity",
+                                         "traffic", "weather", "exchange_rate", "illness"}
+    for key in ("uea", "ucr", "tser"):
+        archive = catalogue()["archives"][key]
+        assert set(archive["zenodo"]) == set(archive["names"])
+
+
+def test_published_and_settings_name_real_datasets():
+    cat = catalogue()
+    known = set(cat["archives"]["uea"]["names"]) | set(cat["archives"]["tser"]["names"])
+    for table in cat["published"]:
+        if table["archive"] in ("uea", "tser"):
+            assert set(table["rows"]) - {"Average"} <= known, table["source"]
+        for values in table["rows"].values():
+            assert len(values) == len(table["columns"]), table["source"]
+    assert set(cat["settings"]["beta"]["rows"]) <= known
+    assert cat["published"][0]["rows"]["JapaneseVowels"][0] == "99.46 ± 0.27"
+
+
+def test_unknown_name_lists_close_matches():
+    with pytest.raises(ValueError, match="Did you mean JapaneseVowels"):
+        resolve_name("JapanesVowels", "uea")
+    assert resolve_name("japanesevowels", "uea") == "JapaneseVowels"
+    with pytest.raises(ValueError, match="ETTh1"):
+        resolve_name("ETTh3", "forecasting")
+
+
+def _cli(argv: list[str]) -> int:
+    from tsattn.commands.datasets import register
+
+    parser = argparse.ArgumentParser(prog="tsattn")
+    register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(argv)
+    return args.func(args)
+
+
+def test_cli_list_and_catalogue(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("TSATTN_DATA_DIR", str(tmp_path))
+    assert _cli(["datasets", "list", "--archive", "forecasting"]) == 0
+    assert "ETTh1" in capsys.readouterr().out
+    out = tmp_path / "README.md"
+    assert _cli(["datasets", "catalogue", "--write", str(out)]) == 0
+    assert _cli(["datasets", "catalogue", "--check", str(out)]) == 0
+    out.write_text("stale\n")
+    assert _cli(["datasets", "catalogue", "--check", str(out)]) == 1
+
+
+def test_cli_fetch_offline_reports_error(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("TSATTN_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("TSATTN_OFFLINE", "1")
+    assert _cli(["datasets", "fetch", "ETTh1"]) == 1
+    assert "forecasting/ETTh1.csv" in capsys.readouterr().err
+    assert _cli(["datasets", "fetch", "GunPoint"]) == 0  # bundled in aeon: no download

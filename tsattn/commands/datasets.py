@@ -1,0 +1,92 @@
+"""``tsattn datasets``: list, fetch and render the dataset catalogue."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+_ARCHIVES = ("uea", "ucr", "tser", "forecasting")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "datasets", help="list, download or document the benchmark datasets",
+        description="Benchmark datasets (UEA, UCR, TSER, long-horizon forecasting). The cache is "
+                    "TSATTN_DATA_DIR (default ~/.cache/tsattn).")
+    sub = parser.add_subparsers(dest="datasets_command", metavar="ACTION")
+    sub.required = True
+
+    p_list = sub.add_parser("list", help="print dataset names per archive")
+    p_list.add_argument("--archive", choices=_ARCHIVES, help="only this archive")
+    p_list.set_defaults(func=_list)
+
+    p_fetch = sub.add_parser("fetch", help="download datasets into the cache (TRAIN and TEST)")
+    p_fetch.add_argument("names", nargs="+", metavar="NAME")
+    p_fetch.add_argument("--archive", choices=_ARCHIVES,
+                         help="archive of the names (default: looked up in the catalogue)")
+    p_fetch.set_defaults(func=_fetch)
+
+    p_cat = sub.add_parser("catalogue", help="print or write datasets/README.md from the catalogue")
+    group = p_cat.add_mutually_exclusive_group()
+    group.add_argument("--write", type=Path, metavar="PATH", help="write the README to PATH")
+    group.add_argument("--check", type=Path, metavar="PATH",
+                       help="exit 1 if PATH differs from the generated README")
+    p_cat.set_defaults(func=_catalogue)
+
+
+def _list(args: argparse.Namespace) -> int:
+    from tsattn.datasets import data_dir, list_datasets
+
+    for archive, names in list_datasets(args.archive).items():
+        print(f"{archive} ({len(names)}): {' '.join(names)}")
+    print(f"cache: {data_dir()}")
+    return 0
+
+
+def _archive_of(name: str) -> str:
+    from tsattn.datasets.catalogue import archive_names
+
+    lowered = name.lower()
+    for archive in _ARCHIVES:
+        if lowered in (n.lower() for n in archive_names(archive)):
+            return archive
+    raise ValueError(f"{name!r} is in no archive; see `tsattn datasets list`")
+
+
+def _fetch(args: argparse.Namespace) -> int:
+    from tsattn.datasets import DatasetNotAvailableError, archive_file, load_forecasting
+
+    status = 0
+    for name in args.names:
+        try:
+            archive = args.archive or _archive_of(name)
+            if archive == "forecasting":
+                frame = load_forecasting(name)
+                print(f"{name}: {frame.shape[0]} rows x {frame.shape[1]} channels")
+            else:
+                for split in ("TRAIN", "TEST"):
+                    print(f"{name} {split}: {archive_file(archive, name, split)}")
+        except (ValueError, DatasetNotAvailableError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            status = 1
+    return status
+
+
+def _catalogue(args: argparse.Namespace) -> int:
+    from tsattn.datasets import render_readme
+
+    text = render_readme()
+    if args.write:
+        args.write.parent.mkdir(parents=True, exist_ok=True)
+        args.write.write_text(text, encoding="utf-8")
+        print(f"wrote {args.write}")
+    elif args.check:
+        if not args.check.is_file() or args.check.read_text(encoding="utf-8") != text:
+            print(f"{args.check} is out of date; run `tsattn datasets catalogue --write "
+                  f"{args.check}`", file=sys.stderr)
+            return 1
+        print(f"{args.check} is up to date")
+    else:
+        sys.stdout.write(text)
+    return 0

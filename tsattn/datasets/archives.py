@@ -1,0 +1,153 @@
+"""Loaders for the fixed TRAIN/TEST archives: UEA multivariate, UCR univariate (2018) and TSER.
+
+Files are read with aeon's own readers (``load_from_ts_file``, ``load_from_tsv_file``), so the
+arrays are exactly aeon's. Lookup order for ``<archive>/<Name>_<SPLIT>.ts``: the cache (used only if
+its sha256 matches the catalogue, where one is recorded), then the copy bundled inside aeon, then a
+download into the cache.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+
+from tsattn.datasets.cache import Source, data_dir, ensure_file, sha256_file
+from tsattn.datasets.catalogue import catalogue, file_sha256, resolve_name
+
+__all__ = ["load_tser", "load_uea", "load_ucr", "archive_file"]
+
+Split = Literal["train", "test"] | None
+# (n, channels, length) float64 array, or a list of (channels, length_i) arrays
+Series = np.ndarray | list
+
+
+def _aeon_bundled(name: str, split: str) -> Path | None:
+    import aeon.datasets
+
+    path = Path(aeon.datasets.__file__).parent / "data" / name / f"{name}_{split}.ts"
+    return path if path.is_file() else None
+
+
+def _sources(archive: str, name: str, filename: str) -> list[Source]:
+    info = catalogue()["archives"][archive]
+    out = []
+    for template in info["sources"]:
+        record = info["zenodo"].get(name)
+        if "{record}" in template and record is None:
+            continue
+        if template.startswith("zip:"):
+            out.append(Source(template[4:].format(name=name, record=record), member=filename))
+        else:
+            out.append(Source(template.format(name=name, record=record, file=filename)))
+    return out
+
+
+def archive_file(archive: str, name: str, split: str, fmt: str = "ts") -> Path:
+    """Return a verified local path of one split file, downloading it if needed.
+
+    Parameters
+    ----------
+    archive : {"uea", "ucr", "tser"}
+    name : str
+        Dataset name as in the catalogue (case-insensitive).
+    split : {"TRAIN", "TEST"}
+    fmt : {"ts", "tsv"}
+        ``"tsv"`` (UCR only) reads ``ucr/tsv/<Name>_<SPLIT>.tsv``; it has no public per-file
+        source (the UCR zip is password protected), so it must be in the cache or mirror.
+    """
+    name = resolve_name(name, archive)
+    filename = f"{name}_{split}.{fmt}"
+    relpath = f"{archive}/tsv/{filename}" if fmt == "tsv" else f"{archive}/{filename}"
+    sha = file_sha256(relpath)
+    cached = data_dir() / relpath
+    if cached.is_file() and (sha is None or sha256_file(cached) == sha):
+        return cached
+    if fmt == "ts":
+        bundled = _aeon_bundled(name, split)
+        if bundled is not None:
+            return bundled
+    sources = _sources(archive, name, filename) if fmt == "ts" else []
+    return ensure_file(relpath, sources, sha)
+
+
+def _read(path: Path, fmt: str) -> tuple[Series, np.ndarray]:
+    if fmt == "tsv":
+        from aeon.datasets import load_from_tsv_file
+
+        X, y = load_from_tsv_file(str(path))
+        return np.asarray(X, dtype=np.float64), np.asarray(y).astype(str)
+    from aeon.datasets import load_from_ts_file
+
+    X, y = load_from_ts_file(str(path))
+    if isinstance(X, list):
+        X = [np.asarray(x, dtype=np.float64) for x in X]
+    else:
+        X = np.asarray(X, dtype=np.float64)
+    return X, y
+
+
+def _load(archive: str, name: str, split: Split, fmt: str = "ts") -> tuple[Series, np.ndarray]:
+    if fmt not in ("ts", "tsv") or (fmt == "tsv" and archive != "ucr"):
+        raise ValueError(f"format {fmt!r} is not available for {archive}; use 'ts'"
+                         + (" or 'tsv'" if archive == "ucr" else ""))
+    if split is None:
+        parts = ["TRAIN", "TEST"]
+    elif isinstance(split, str) and split.lower() in ("train", "test"):
+        parts = [split.upper()]
+    else:
+        raise ValueError(f"split must be 'train', 'test' or None (both, train first); got {split!r}")
+    loaded = [_read(archive_file(archive, name, part, fmt), fmt) for part in parts]
+    if len(loaded) == 1:
+        X, y = loaded[0]
+    else:
+        (X1, y1), (X2, y2) = loaded
+        if isinstance(X1, list) or isinstance(X2, list) or X1.shape[1:] != X2.shape[1:]:
+            X = list(X1) + list(X2)
+        else:
+            X = np.concatenate([X1, X2])
+        y = np.concatenate([y1, y2])
+    if archive == "tser":
+        y = np.asarray(y, dtype=np.float64)
+    else:
+        y = np.asarray(y).astype(str)
+    return X, y
+
+
+def load_uea(name: str, split: Split = "train") -> tuple[Series, np.ndarray]:
+    """Load a dataset of the UEA multivariate classification archive (2018).
+
+    Parameters
+    ----------
+    name : str
+        e.g. ``"JapaneseVowels"``; see ``list_datasets("uea")``. Unknown names raise ValueError
+        listing close matches.
+    split : {"train", "test"} or None
+        None returns TRAIN followed by TEST.
+
+    Returns
+    -------
+    X : ndarray of shape (n_cases, n_channels, length), float64, or list of (n_channels, length_i)
+        arrays when lengths differ (e.g. JapaneseVowels, 7-29 steps).
+    y : ndarray of shape (n_cases,), str
+        Class labels.
+    """
+    return _load("uea", name, split)
+
+
+def load_ucr(name: str, split: Split = "train", format: str = "ts") -> tuple[Series, np.ndarray]:
+    """Load a dataset of the UCR univariate classification archive (2018); see :func:`load_uea`.
+
+    ``format="tsv"`` reads the archive's original ``.tsv`` form (label first) from
+    ``ucr/tsv/<Name>_<SPLIT>.tsv`` in the cache. X has shape (n_cases, 1, length).
+    """
+    return _load("ucr", name, split, format)
+
+
+def load_tser(name: str, split: Split = "train") -> tuple[Series, np.ndarray]:
+    """Load a time series extrinsic regression dataset (TSER archive); see :func:`load_uea`.
+
+    Returns float64 targets ``y`` of shape (n_cases,).
+    """
+    return _load("tser", name, split)

@@ -1,0 +1,174 @@
+"""The dataset catalogue: one JSON file shipped with the package, read by the loaders and rendered
+into the human-readable ``datasets/README.md`` (``tsattn datasets catalogue --write``).
+
+``catalogue.json`` holds, per archive, the dataset names (UEA multivariate 2018, UCR 2018, TSER, as
+listed by aeon 1.6), their Zenodo record ids and URL templates; per forecasting set its URL,
+frequency, split convention and shape; the sha256 of every file known byte for byte; and the
+papers' published numbers and settings. Edit the JSON, then regenerate the README.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+__all__ = [
+    "ARCHIVES",
+    "FORECASTING",
+    "archive_names",
+    "catalogue",
+    "file_sha256",
+    "list_datasets",
+    "render_readme",
+    "resolve_name",
+]
+
+ARCHIVES = ("uea", "ucr", "tser")
+FORECASTING = "forecasting"
+
+
+@lru_cache(maxsize=1)
+def catalogue() -> dict[str, Any]:
+    """Return the parsed ``catalogue.json`` (cached; treat it as read-only)."""
+    text = resources.files("tsattn.datasets").joinpath("catalogue.json").read_text("utf-8")
+    return json.loads(text)
+
+
+def archive_names(archive: str) -> list[str]:
+    """Return the dataset names of ``archive`` (``"uea"``, ``"ucr"``, ``"tser"``, ``"forecasting"``)."""
+    cat = catalogue()
+    if archive == FORECASTING:
+        return list(cat["forecasting"])
+    if archive not in cat["archives"]:
+        raise ValueError(f"unknown archive {archive!r}; expected one of "
+                         f"{', '.join((*ARCHIVES, FORECASTING))}")
+    return list(cat["archives"][archive]["names"])
+
+
+def list_datasets(archive: str | None = None) -> dict[str, list[str]]:
+    """Return ``{archive: [names]}`` for one archive or, with None, for all of them."""
+    archives = (*ARCHIVES, FORECASTING) if archive is None else (archive,)
+    return {a: archive_names(a) for a in archives}
+
+
+def resolve_name(name: str, archive: str) -> str:
+    """Return the catalogue spelling of ``name`` in ``archive`` (exact, else case-insensitive).
+
+    Raises
+    ------
+    ValueError
+        Unknown name; the message lists close matches.
+    """
+    names = archive_names(archive)
+    if name in names:
+        return name
+    folded = {n.lower(): n for n in names}
+    if isinstance(name, str) and name.lower() in folded:
+        return folded[name.lower()]
+    close = difflib.get_close_matches(str(name), names, n=5, cutoff=0.6)
+    if not close:
+        close = difflib.get_close_matches(str(name).lower(), list(folded), n=5, cutoff=0.6)
+        close = [folded[c] for c in close]
+    hint = f" Did you mean {', '.join(close)}?" if close else ""
+    raise ValueError(
+        f"unknown {archive} dataset {name!r}.{hint} "
+        f"See tsattn.datasets.list_datasets({archive!r}) for the {len(names)} valid names."
+    )
+
+
+def file_sha256(relpath: str) -> str | None:
+    """Return the recorded sha256 of a cache-relative file path, or None if none is recorded."""
+    entry = catalogue()["files"].get(relpath)
+    return None if entry is None else entry["sha256"]
+
+
+def _table(header: list[str], rows: list[list[Any]]) -> list[str]:
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return out
+
+
+def _shape(entry: dict[str, Any]) -> str:
+    return " x ".join(str(s) for s in entry["shape"])
+
+
+def render_readme() -> str:
+    """Return the text of ``datasets/README.md``, generated from ``catalogue.json``."""
+    cat = catalogue()
+    files = cat["files"]
+    lines = [
+        "# Datasets",
+        "",
+        "<!-- Generated from tsattn/datasets/catalogue.json by "
+        "`tsattn datasets catalogue --write datasets/README.md`; do not edit by hand. -->",
+        "",
+        "Load any of these with one call (`tsattn.datasets.load_uea`, `load_ucr`, `load_tser`, "
+        "`load_forecasting`); files are downloaded once into the cache (`TSATTN_DATA_DIR`, default "
+        "`~/.cache/tsattn`), laid out as below, verified against the sha256 recorded here where "
+        "one is known. A folder of copies made by hand with the same layout is used as it is.",
+        "",
+        "Environment: `TSATTN_DATA_DIR` (cache folder), `TSATTN_DATA_URL` (mirror base URL laid "
+        "out like the cache, tried first), `TSATTN_OFFLINE=1` (never use the network), "
+        "`TSATTN_CONNECT_TIMEOUT` (seconds, default 2). Data bundled inside aeon (e.g. "
+        "BasicMotions, JapaneseVowels, GunPoint, ArrowHead, ItalyPowerDemand, OSULeaf, "
+        "Covid3Month) is used without a download when the cache has no copy.",
+        "",
+        "Command line: `tsattn datasets list`, `tsattn datasets fetch NAME...`, "
+        "`tsattn datasets catalogue --write datasets/README.md`.",
+        "",
+        "## Long-horizon forecasting",
+        "",
+        "Split convention (the Informer/Autoformer code, `data_loader.py`): ETT hourly sets use "
+        "12/4/4 months = 8640/2880/2880 rows; ETT 15-minute sets the same months (x4 rows); all "
+        "others 70/10/20 by time with `num_train = int(n*0.7)`, `num_test = int(n*0.2)`, "
+        "`num_vali = n - num_train - num_test`. Validation and test windows start "
+        "`context_length` steps before their split; the scaler is fitted on the train split only.",
+        "",
+    ]
+    rows = []
+    for name, e in cat["forecasting"].items():
+        sha = files.get(e["file"], {}).get("sha256", "not recorded")
+        shape = _shape(e) + ("" if e["file"] in files else " (paper, unverified)")
+        rows.append([f"`{name}`", f"`{e['file']}`", e["url"], e["frequency"], shape,
+                     e["split"], f"{e['context_length']} -> {e['horizons']}", e["licence"],
+                     f"`{sha}`"])
+    lines += _table(["name", "cache path", "source URL", "freq", "rows x channels", "split",
+                     "context -> horizons", "licence", "sha256"], rows)
+    for key in ARCHIVES:
+        a = cat["archives"][key]
+        lines += [
+            "",
+            f"## {a['title']}",
+            "",
+            f"- Task: {a['task']}; {len(a['names'])} datasets; cache path `{key}/<Name>_TRAIN.ts`, "
+            f"`{key}/<Name>_TEST.ts`" + (" (and `ucr/tsv/<Name>_TRAIN.tsv` for the .tsv form)"
+                                          if key == "ucr" else ""),
+            f"- Reference: {a['reference']}; homepage {a['homepage']}",
+            f"- Licence: {a['licence']}",
+            f"- Split: {a['split']}",
+            "- Sources, tried in order: "
+            + "; ".join(f"`{s}`" for s in a["sources"]),
+            "",
+            "Files recorded byte for byte (shape: cases x channels x length):",
+            "",
+        ]
+        rows = [[f"`{p}`", _shape(f), f["bytes"], f"`{f['sha256']}`"]
+                for p, f in files.items() if p.startswith(key + "/")]
+        lines += _table(["file", "shape", "bytes", "sha256"], rows)
+        lines += ["", "All names (Zenodo record id):", ""]
+        lines += [", ".join(f"{n} ({a['zenodo'].get(n, '-')})" for n in a["names"])]
+    lines += ["", "## Published numbers", ""]
+    for pub in cat["published"]:
+        lines += [f"### {pub['source']}: {pub['archive']}, {pub['metric']}", ""]
+        lines += _table(["dataset", *pub["columns"]], [[k, *v] for k, v in pub["rows"].items()])
+        lines += [""]
+    beta = cat["settings"]["beta"]
+    lines += ["## Paper settings", "", f"beta ({beta['source']}):", ""]
+    lines += _table(["dataset", *beta["columns"]], [[k, *v] for k, v in beta["rows"].items()])
+    ds = cat["settings"]["uea_downsampling_factors"]
+    lines += ["", f"Downsampling factors s = {ds['value']} ({ds['source']}): {ds['note']}.", ""]
+    lines += ["## Notes", ""] + [f"- {n}" for n in cat["notes"]]
+    return "\n".join(lines) + "\n"
