@@ -82,7 +82,18 @@ def _series_list(X) -> list[np.ndarray]:
             out.append(a)
         return out
     a = _as_float(X, "X")
+    if a.ndim == 1:
+        raise ValueError(
+            f"X is 1-D (shape {a.shape}); expected (n_series, n_channels, series_length) or "
+            "(n_series, series_length). Reshape your data: X.reshape(1, -1) for a single series, "
+            "X.reshape(-1, 1) for many series of length 1."
+        )
     if a.ndim == 2:
+        if a.shape[1] == 0:
+            raise ValueError(
+                f"X has 0 feature(s) (shape={a.shape}) while a minimum of 1 is required: each "
+                "series needs at least one time step."
+            )
         a = a[:, None, :]
     if a.ndim != 3:
         raise ValueError(
@@ -96,9 +107,19 @@ def _series_list(X) -> list[np.ndarray]:
 
 
 def _as_float(a, what: str) -> np.ndarray:
+    if hasattr(a, "toarray") or type(a).__module__.startswith("scipy.sparse"):
+        raise TypeError(
+            f"Sparse data was passed for {what}, but dense data is required. Use '.toarray()' to "
+            "convert to a dense numpy array."
+        )
     try:
-        arr = np.asarray(a, dtype=np.float64)
-    except (TypeError, ValueError) as err:
+        arr = np.asarray(a)
+        if arr.dtype.kind == "c":
+            raise ValueError(f"Complex data not supported: {what} is complex; pass real values.")
+        arr = arr.astype(np.float64, copy=False)
+    except TypeError as err:  # same type as numpy/sklearn raise for non-numeric entries
+        raise TypeError(f"{what} has non-numeric entries: {err}") from err
+    except ValueError as err:
         raise ValueError(f"{what} could not be converted to a float array: {err}") from err
     return arr
 

@@ -334,12 +334,22 @@ class BaseTSEstimator(BaseEstimator):
             from sklearn.model_selection import train_test_split
 
             counts = np.bincount(strat)
-            if counts.min() >= 2 and n_valid >= len(counts) and n - n_valid >= len(counts):
-                seed = int(rng.integers(np.iinfo(np.int32).max))
-                train_idx, valid_idx = train_test_split(
-                    np.arange(n), test_size=n_valid, stratify=strat, random_state=seed
+            if counts.min() < 2 or n_valid < len(counts) or n - n_valid < len(counts):
+                warnings.warn(
+                    f"cannot carve a stratified validation split ({n} series, {len(counts)} "
+                    f"classes, smallest class {counts.min()} series, validation_fraction="
+                    f"{self.validation_fraction}): training on all series and monitoring the "
+                    "training loss instead. Give every class at least 2 series, or a larger "
+                    "validation_fraction, to get early stopping.",
+                    UserWarning,
+                    stacklevel=4,
                 )
-                return np.sort(train_idx), np.sort(valid_idx)
+                return np.arange(n), None
+            seed = int(rng.integers(np.iinfo(np.int32).max))
+            train_idx, valid_idx = train_test_split(
+                np.arange(n), test_size=n_valid, stratify=strat, random_state=seed
+            )
+            return np.sort(train_idx), np.sort(valid_idx)
         perm = rng.permutation(n)
         return np.sort(perm[n_valid:]), np.sort(perm[:n_valid])
 

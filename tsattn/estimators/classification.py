@@ -53,11 +53,6 @@ class TSClassifier(ClassifierMixin, BaseTSEstimator):
             raise ValueError(
                 f"y has only 1 class ({self.classes_[0]!r}); classification needs at least 2 classes."
             )
-        if n_series < len(self.classes_):
-            raise ValueError(
-                f"fewer series ({n_series}) than classes ({len(self.classes_)}): each class needs "
-                "at least one training series."
-            )
         return torch.as_tensor(encoder.transform(y), dtype=torch.long), len(self.classes_)
 
     def _stratify(self, y_encoded):
