@@ -14,7 +14,6 @@ import sys
 # Explicit list (no discovery by listing a folder): one line per sub-command module.
 _COMMAND_MODULES = (
     "tsattn.commands.compare",
-    "tsattn.commands.bench",
     "tsattn.commands.datasets",
 )
 

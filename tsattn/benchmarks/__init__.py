@@ -1,0 +1,1 @@
+"""Benchmarks behind ``tsattn compare`` and ``tsattn bench``: library code that writes results."""
