@@ -95,11 +95,114 @@ def ref_bn_sh(module, x, mask):
     return ref_sh(module, x, mask, beta=float(module.beta))
 
 
+def _phi(x):
+    return torch.where(x > 0, x + 1.0, torch.exp(x))  # elu(x) + 1, written out
+
+
+def _linear_head(q, k, v, real):
+    """h_i = sum_j phi(q_i).phi(k_j) v_j / sum_j phi(q_i).phi(k_j) over real keys, one query at a time."""
+    out = []
+    for i in range(q.shape[0]):
+        w = torch.stack([(_phi(q[i]) * _phi(k[j])).sum() if real[j] else q.new_zeros(()) for j in range(k.shape[0])])
+        out.append((w[:, None] * v).sum(dim=0) / w.sum())
+    return torch.stack(out)
+
+
+def _sparse_allowed(n_q, n_k, real, block, query_scale):
+    """The fixed pattern from its definition: same block, or the last position of some block."""
+    if block is None:
+        block = math.ceil(math.sqrt(int(real.sum())))
+    allowed = torch.zeros(n_q, n_k, dtype=torch.bool)
+    for i in range(n_q):
+        ip = i // query_scale
+        for j in range(n_k):
+            in_pattern = (ip // block == j // block) or (j % block == block - 1)
+            allowed[i, j] = in_pattern and bool(real[j])
+        if not allowed[i].any():  # a padded query with nothing to see: all real keys
+            allowed[i] = real
+    return allowed
+
+
+def _sparse_rows(scores, allowed):
+    return torch.softmax(scores.masked_fill(~allowed, float("-inf")), dim=-1)
+
+
+def ref_linear(module, x, mask):
+    return _per_head(module, x, mask, lambda h, q, k, v, real: _linear_head(q, k, v, real))
+
+
+def ref_linear_bn(module, x, mask):
+    beta = float(module.beta)
+
+    def head(h, q, k, v, real):
+        qc, kc = _bn_center(q, k, real, beta, module.bn_standardize)
+        return _linear_head(qc, kc, v, real)
+
+    return _per_head(module, x, mask, head)
+
+
+def ref_sparse(module, x, mask, beta=None):
+    def head(h, q, k, v, real):
+        if beta is not None:
+            q, k = _bn_center(q, k, real, beta, module.bn_standardize)
+        allowed = _sparse_allowed(q.shape[0], k.shape[0], real, module.block, 1)
+        return _sparse_rows(q @ k.T / math.sqrt(q.shape[-1]), allowed) @ v
+
+    return _per_head(module, x, mask, head)
+
+
+def ref_sparse_bn(module, x, mask):
+    return ref_sparse(module, x, mask, beta=float(module.beta))
+
+
+def _ref_pooled_heads(module, x, mask, attend, beta=None):
+    """Scaled heads: pool each head's keys/values by its scale, recentre (BN), then `attend`."""
+
+    def head(h, q, k, v, real):
+        s = module.scales[h]
+        kp, kreal = _pool_after_projection(k, real, s)
+        vp, _ = _pool_after_projection(v, real, s)
+        if beta is not None:
+            q, kp = _bn_center(q, kp, kreal, beta, module.bn_standardize)
+        return attend(q, kp, vp, kreal, s)
+
+    return _per_head(module, x, mask, head)
+
+
+def ref_linear_sh(module, x, mask, beta=None):
+    return _ref_pooled_heads(module, x, mask, lambda q, k, v, real, s: _linear_head(q, k, v, real), beta)
+
+
+def ref_linear_bn_sh(module, x, mask):
+    return ref_linear_sh(module, x, mask, beta=float(module.beta))
+
+
+def ref_sparse_sh(module, x, mask, beta=None):
+    def attend(q, k, v, real, s):
+        block = None if module.block is None else math.ceil(module.block / s)
+        allowed = _sparse_allowed(q.shape[0], k.shape[0], real, block, s)
+        return _sparse_rows(q @ k.T / math.sqrt(q.shape[-1]), allowed) @ v
+
+    return _ref_pooled_heads(module, x, mask, attend, beta)
+
+
+def ref_sparse_bn_sh(module, x, mask):
+    return ref_sparse_sh(module, x, mask, beta=float(module.beta))
+
+
 REFERENCES = {
     "softmax": ref_softmax,
     "bn": ref_bn,
     "sh": ref_sh,
     "bn_sh": ref_bn_sh,
+    "linear": ref_linear,
+    "linear_bn": ref_linear_bn,
+    "linear_sh": ref_linear_sh,
+    "linear_bn_sh": ref_linear_bn_sh,
+    "sparse": ref_sparse,
+    "sparse_bn": ref_sparse_bn,
+    "sparse_sh": ref_sparse_sh,
+    "sparse_bn_sh": ref_sparse_bn_sh,
 }
 
 # Hyperparameters that exercise each variant in the shared tests (lengths not divisible by scales).
@@ -108,6 +211,17 @@ TEST_CONFIGS = {
     "bn": [{"beta": 0.7}, {"beta": 1.1, "bn_standardize": True}, {"beta": 0.3, "learn_beta": True}],
     "sh": [{"scales": (1, 2, 3, 4)}, {"scales": (2, 1, 4, 2)}],
     "bn_sh": [{"scales": (1, 2, 3, 4), "beta": 0.8}, {"scales": (4, 1, 2, 1), "beta": 0.5, "bn_standardize": True}],
+    "linear": [{}],
+    "linear_bn": [{"beta": 0.7}, {"beta": 1.1, "bn_standardize": True, "learn_beta": True}],
+    "linear_sh": [{"scales": (1, 2, 3, 4)}, {"scales": (2, 1, 4, 2)}],
+    # Standardising over a single real pooled key divides by sqrt(eps): unlike softmax, the linear
+    # kernel is not shift invariant and exp underflows to 0/0, so keep >= 2 real pooled keys per head
+    # in the 3-step sample of the test batch when standardising.
+    "linear_bn_sh": [{"scales": (1, 2, 3, 4), "beta": 0.8}, {"scales": (2, 1, 2, 1), "beta": 0.5, "bn_standardize": True}],
+    "sparse": [{}, {"block": 4}, {"block": 2}],
+    "sparse_bn": [{"beta": 0.7}, {"beta": 1.1, "block": 3, "bn_standardize": True, "learn_beta": True}],
+    "sparse_sh": [{"scales": (1, 2, 3, 4)}, {"scales": (2, 1, 4, 2), "block": 5}],
+    "sparse_bn_sh": [{"scales": (1, 2, 3, 4), "beta": 0.8}, {"scales": (4, 1, 2, 1), "block": 3, "beta": 0.5, "bn_standardize": True}],
 }
 
 # Hyperparameter values that make a variant equal to another (the "reductions").
@@ -115,4 +229,15 @@ REDUCTIONS = [
     ("bn", {"beta": 0.0}, "softmax", {}),
     ("sh", {"scales": (1, 1, 1, 1)}, "softmax", {}),
     ("bn_sh", {"beta": 0.0, "scales": (1, 2, 2, 4)}, "sh", {"scales": (1, 2, 2, 4)}),
+    ("linear_bn", {"beta": 0.0}, "linear", {}),
+    ("linear_sh", {"scales": (1, 1, 1, 1)}, "linear", {}),
+    ("linear_bn_sh", {"beta": 0.0, "scales": (1, 2, 3, 4)}, "linear_sh", {"scales": (1, 2, 3, 4)}),
+    ("linear_bn_sh", {"beta": 0.9, "scales": (1, 1, 1, 1)}, "linear_bn", {"beta": 0.9}),
+    ("sparse", {"block": 64}, "softmax", {}),
+    ("sparse_bn", {"beta": 0.0, "block": 3}, "sparse", {"block": 3}),
+    ("sparse_sh", {"scales": (1, 1, 1, 1)}, "sparse", {}),
+    ("sparse_sh", {"scales": (1, 1, 1, 1), "block": 4}, "sparse", {"block": 4}),
+    ("sparse_bn_sh", {"beta": 0.0, "scales": (1, 2, 3, 4)}, "sparse_sh", {"scales": (1, 2, 3, 4)}),
+    ("sparse_bn_sh", {"beta": 0.5, "scales": (1, 1, 1, 1), "block": 3}, "sparse_bn", {"beta": 0.5, "block": 3}),
+    ("sparse_bn_sh", {"beta": 0.5, "scales": (1, 3, 2, 4), "block": 64}, "bn_sh", {"beta": 0.5, "scales": (1, 3, 2, 4)}),
 ]

@@ -92,14 +92,21 @@ def test_reductions(name, cfg, other, other_cfg):
         torch.testing.assert_close(a(x, mask)[mask], b(x, mask)[mask], rtol=1e-10, atol=1e-12)
 
 
-@pytest.mark.parametrize("name", ["softmax", "bn", "sh", "bn_sh"])
+@pytest.mark.parametrize(
+    "name",
+    ["softmax", "bn", "sh", "bn_sh", "linear", "linear_bn", "linear_sh", "linear_bn_sh", "sparse",
+     "sparse_bn", "sparse_sh", "sparse_bn_sh"],
+)
 def test_state_dict_from_softmax_loads(name):
     src = build_attention("softmax", D_MODEL, N_HEADS)
     dst = build_attention(name, D_MODEL, N_HEADS)
     dst.load_state_dict(src.state_dict(), strict=True)
 
 
-@pytest.mark.parametrize("name", ["softmax", "bn", "sh", "bn_sh"])
+SOFTMAX_FAMILY = ["softmax", "bn", "sh", "bn_sh", "sparse", "sparse_bn", "sparse_sh", "sparse_bn_sh"]
+
+
+@pytest.mark.parametrize("name", SOFTMAX_FAMILY)
 def test_softmax_family_goes_through_sdpa(name, monkeypatch):
     calls = []
     real = torch.nn.functional.scaled_dot_product_attention
