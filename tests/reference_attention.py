@@ -190,6 +190,60 @@ def ref_sparse_bn_sh(module, x, mask):
     return ref_sparse_sh(module, x, mask, beta=float(module.beta))
 
 
+def ref_conv1d(module, x, mask):
+    """Convolve Q and K (padded steps zeroed) with the shared kernel, explicit taps, 'same' padding."""
+    b, n, _ = x.shape
+    mask = torch.ones(b, n, dtype=torch.bool) if mask is None else mask
+    w = module.conv_weight
+    size = w.shape[0]
+    left = (size - 1) // 2  # PyTorch 'same': the extra step of an even kernel goes right
+    out = []
+    for i in range(b):
+        real = mask[i]
+
+        def conv(y, real=real):
+            y = y * real[:, None].to(y.dtype)
+            rows = []
+            for t in range(n):
+                acc = torch.zeros_like(y[0])
+                for tap in range(size):
+                    src = t + tap - left
+                    if 0 <= src < n:
+                        acc = acc + w[tap] * y[src]
+                rows.append(acc)
+            return torch.stack(rows)
+
+        q, k, v = conv(module.q_proj(x[i])), conv(module.k_proj(x[i])), module.v_proj(x[i])
+        d = module.head_dim
+        hs = []
+        for h in range(module.n_heads):
+            sl = slice(h * d, (h + 1) * d)
+            hs.append(_softmax_rows(q[:, sl] @ k[:, sl].T / math.sqrt(d), real) @ v[:, sl])
+        out.append(module.out_proj(torch.cat(hs, dim=-1)))
+    return torch.stack(out)
+
+
+def ref_mrs(module, x, mask, linear=False):
+    """Eq. 16: pool Q by s_h and K, V by s'_h (after projecting: equal by linearity), attend, repeat."""
+
+    def head(h, q, k, v, real):
+        s, sk = module.scales[h], module.key_scales[h]
+        qp, _ = _pool_after_projection(q, real, s)
+        kp, kreal = _pool_after_projection(k, real, sk)
+        vp, _ = _pool_after_projection(v, real, sk)
+        if linear:
+            coarse = _linear_head(qp, kp, vp, kreal)
+        else:
+            coarse = _softmax_rows(qp @ kp.T / math.sqrt(q.shape[-1]), kreal) @ vp
+        return torch.stack([coarse[t // s] for t in range(q.shape[0])])
+
+    return _per_head(module, x, mask, head)
+
+
+def ref_mrs_linear(module, x, mask):
+    return ref_mrs(module, x, mask, linear=True)
+
+
 REFERENCES = {
     "softmax": ref_softmax,
     "bn": ref_bn,
@@ -203,6 +257,9 @@ REFERENCES = {
     "sparse_bn": ref_sparse_bn,
     "sparse_sh": ref_sparse_sh,
     "sparse_bn_sh": ref_sparse_bn_sh,
+    "conv1d": ref_conv1d,
+    "mrs": ref_mrs,
+    "mrs_linear": ref_mrs_linear,
 }
 
 # Hyperparameters that exercise each variant in the shared tests (lengths not divisible by scales).
@@ -222,6 +279,9 @@ TEST_CONFIGS = {
     "sparse_bn": [{"beta": 0.7}, {"beta": 1.1, "block": 3, "bn_standardize": True, "learn_beta": True}],
     "sparse_sh": [{"scales": (1, 2, 3, 4)}, {"scales": (2, 1, 4, 2), "block": 5}],
     "sparse_bn_sh": [{"scales": (1, 2, 3, 4), "beta": 0.8}, {"scales": (4, 1, 2, 1), "block": 3, "beta": 0.5, "bn_standardize": True}],
+    "conv1d": [{}, {"kernel_size": 4}, {"kernel_size": 3}],
+    "mrs": [{"scales": (1, 2, 3, 4)}, {"scales": (2, 1, 4, 3), "key_scales": (1, 3, 2, 4)}],
+    "mrs_linear": [{"scales": (1, 2, 3, 4), "key_scales": (4, 1, 2, 3)}],
 }
 
 # Hyperparameter values that make a variant equal to another (the "reductions").
@@ -240,4 +300,9 @@ REDUCTIONS = [
     ("sparse_bn_sh", {"beta": 0.0, "scales": (1, 2, 3, 4)}, "sparse_sh", {"scales": (1, 2, 3, 4)}),
     ("sparse_bn_sh", {"beta": 0.5, "scales": (1, 1, 1, 1), "block": 3}, "sparse_bn", {"beta": 0.5, "block": 3}),
     ("sparse_bn_sh", {"beta": 0.5, "scales": (1, 3, 2, 4), "block": 64}, "bn_sh", {"beta": 0.5, "scales": (1, 3, 2, 4)}),
+    ("conv1d", {"kernel_size": 1}, "softmax", {}),
+    ("mrs", {"scales": (1, 1, 1, 1)}, "softmax", {}),
+    ("mrs", {"scales": (1, 1, 1, 1), "key_scales": (1, 3, 2, 4)}, "sh", {"scales": (1, 3, 2, 4)}),
+    ("mrs_linear", {"scales": (1, 1, 1, 1)}, "linear", {}),
+    ("mrs_linear", {"scales": (1, 1, 1, 1), "key_scales": (2, 1, 4, 3)}, "linear_sh", {"scales": (2, 1, 4, 3)}),
 ]

@@ -22,6 +22,8 @@ from tsattn.attention.registry import (
 from tsattn.attention import softmax, batch_norm, scaled_heads  # noqa: E402,F401,I001
 from tsattn.attention import linear  # noqa: E402,F401
 from tsattn.attention import sparse  # noqa: E402,F401
+from tsattn.attention import conv1d  # noqa: E402,F401
+from tsattn.attention import mrs  # noqa: E402,F401
 # isort: on
 
 __all__ = [
