@@ -244,6 +244,37 @@ def ref_mrs_linear(module, x, mask):
     return ref_mrs(module, x, mask, linear=True)
 
 
+def _layer_norm(y, ln):
+    mean = y.mean(dim=-1, keepdim=True)
+    var = ((y - mean) ** 2).mean(dim=-1, keepdim=True)
+    return (y - mean) / torch.sqrt(var + ln.eps) * ln.weight + ln.bias
+
+
+def ref_long_short(module, x, mask):
+    """Eq. 3 and 7 per query: its segment +- w//2 real steps, then the r projected keys/values."""
+    w, half = module.window, module.window // 2
+
+    def head(h, q, k, v, real):
+        n = q.shape[0]
+        kl, vl = _layer_norm(k, module.ln_local), _layer_norm(v, module.ln_local)
+        scores = kl @ module.proj_weight[h]  # (N, r)
+        scores = scores.masked_fill(~real[:, None], float("-inf"))
+        p = torch.softmax(scores, dim=0)
+        k_bar = _layer_norm(p.T @ kl, module.ln_global)
+        v_bar = _layer_norm(p.T @ vl, module.ln_global)
+        rows = []
+        for t in range(n):
+            start = (t // w) * w - half
+            idx = [j for j in range(start, start + w + 2 * half) if 0 <= j < n and real[j]]
+            keys = torch.cat([kl[idx], k_bar])
+            vals = torch.cat([vl[idx], v_bar])
+            a = torch.softmax(keys @ q[t] / math.sqrt(q.shape[-1]), dim=0)
+            rows.append(a @ vals)
+        return torch.stack(rows)
+
+    return _per_head(module, x, mask, head)
+
+
 REFERENCES = {
     "softmax": ref_softmax,
     "bn": ref_bn,
@@ -260,6 +291,7 @@ REFERENCES = {
     "conv1d": ref_conv1d,
     "mrs": ref_mrs,
     "mrs_linear": ref_mrs_linear,
+    "long_short": ref_long_short,
 }
 
 # Hyperparameters that exercise each variant in the shared tests (lengths not divisible by scales).
@@ -282,6 +314,7 @@ TEST_CONFIGS = {
     "conv1d": [{}, {"kernel_size": 4}, {"kernel_size": 3}],
     "mrs": [{"scales": (1, 2, 3, 4)}, {"scales": (2, 1, 4, 3), "key_scales": (1, 3, 2, 4)}],
     "mrs_linear": [{"scales": (1, 2, 3, 4), "key_scales": (4, 1, 2, 3)}],
+    "long_short": [{"window": 4, "rank": 3}, {"window": 3, "rank": 5}, {"window": 16, "rank": 2}],
 }
 
 # Hyperparameter values that make a variant equal to another (the "reductions").
