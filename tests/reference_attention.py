@@ -275,6 +275,75 @@ def ref_long_short(module, x, mask):
     return _per_head(module, x, mask, head)
 
 
+def _ref_smoother(module, xb, real):
+    """Algorithm 2 for one sample (eval mode), with explicit DFT matrices and convolution taps."""
+    sm = module.smoother
+    n, d = xb.shape
+    m_len, r = module.max_len, module.r
+    seg = d // r
+    xb = xb * real[:, None].to(xb.dtype)
+    u = torch.stack([xb[:, c * seg : (c + 1) * seg].mean(dim=-1) for c in range(r)], dim=-1)
+    xs = u[:, [c // seg for c in range(d)]]  # Eq. 4: column c holds its own segment's mean
+    padded = torch.zeros(m_len, d, dtype=xb.dtype)
+    padded[:n] = xs
+    n_freq = m_len // 2 + 1
+    t = torch.arange(m_len, dtype=xb.dtype)
+    f = torch.arange(n_freq, dtype=xb.dtype)
+    angle = 2 * math.pi * f[:, None] * t[None, :] / m_len  # (F, M)
+    spec = torch.complex(torch.cos(angle), -torch.sin(angle)) @ padded.to(torch.complex128)
+    prod = spec * torch.complex(sm.filter[..., 0], sm.filter[..., 1])  # (F, D)
+    weight = torch.full((n_freq,), 2.0, dtype=xb.dtype)
+    weight[0] = 1.0
+    if m_len % 2 == 0:
+        weight[-1] = 1.0  # the Nyquist frequency appears once
+    # inverse real DFT: x_t = (1/M) sum_k w_k Re(X_k exp(2 pi i k t / M))
+    smooth = (
+        weight[:, None, None]
+        * (prod[:, None, :] * torch.complex(torch.cos(angle), torch.sin(angle))[:, :, None]).real
+    ).sum(dim=0) / m_len
+    hin = torch.cat([smooth[:n], xb], dim=-1) * real[:, None].to(xb.dtype)
+    rows = []
+    for step in range(n):
+        acc = sm.conv.bias.clone()
+        for tap in range(3):
+            src = step + tap - 1
+            if 0 <= src < n:
+                acc = acc + sm.conv.weight[:, :, tap] @ hin[src]
+        rows.append(acc)
+    h = torch.stack(rows)
+    bn = sm.norm
+    h = (h - bn.running_mean) / torch.sqrt(bn.running_var + bn.eps) * bn.weight + bn.bias
+    return torch.relu(h)
+
+
+def ref_s3(module, x, mask):
+    """Smoother, then Eq. 1 per sample: rows from s1 sampled real steps, columns from s2 features."""
+    b, n, _ = x.shape
+    mask = torch.ones(b, n, dtype=torch.bool) if mask is None else mask
+    d = module.head_dim
+    order = module.time_order.tolist()
+    cols = module.feature_index.tolist()
+    out = []
+    for i in range(b):
+        real = mask[i]
+        h = _ref_smoother(module, x[i], real)
+        q, k, v = module.q_proj(h), module.k_proj(h), module.v_proj(h)
+        n_real = int(real.sum())
+        real_pos = [t for t in range(n) if real[t]]
+        ranks = [p for p in order if p < n_real][: module.s1]
+        pos = [real_pos[p] for p in ranks]
+        v1s, v2s = [], []
+        for hd in range(module.n_heads):
+            sl = slice(hd * d, (hd + 1) * d)
+            qh, kh, vh = q[:, sl], k[:, sl], v[:, sl]
+            v1s.append(torch.softmax(qh @ kh[pos].T / math.sqrt(d), dim=-1) @ vh[pos])
+            a = torch.softmax(kh[real_pos][:, cols].T @ qh[real_pos] / math.sqrt(n_real), dim=0)
+            v2s.append(vh[:, cols] @ a)
+        y = (_layer_norm(torch.cat(v1s, -1), module.ln1) + _layer_norm(torch.cat(v2s, -1), module.ln2)) / 2
+        out.append(module.out_proj(y))
+    return torch.stack(out)
+
+
 REFERENCES = {
     "softmax": ref_softmax,
     "bn": ref_bn,
@@ -292,6 +361,7 @@ REFERENCES = {
     "mrs": ref_mrs,
     "mrs_linear": ref_mrs_linear,
     "long_short": ref_long_short,
+    "s3": ref_s3,
 }
 
 # Hyperparameters that exercise each variant in the shared tests (lengths not divisible by scales).
@@ -314,6 +384,11 @@ TEST_CONFIGS = {
     "conv1d": [{}, {"kernel_size": 4}, {"kernel_size": 3}],
     "mrs": [{"scales": (1, 2, 3, 4)}, {"scales": (2, 1, 4, 3), "key_scales": (1, 3, 2, 4)}],
     "mrs_linear": [{"scales": (1, 2, 3, 4), "key_scales": (4, 1, 2, 3)}],
+    "s3": [
+        {"r": 4, "s1": 3, "s2": 2, "max_len": 32},
+        {"r": 8, "s1": 30, "s2": 9, "max_len": 19},
+        {"r": 2, "s1": 5, "s2": 3, "max_len": 17},
+    ],
     "long_short": [{"window": 4, "rank": 3}, {"window": 3, "rank": 5}, {"window": 16, "rank": 2}],
 }
 

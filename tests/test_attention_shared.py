@@ -108,7 +108,7 @@ def test_state_dict_from_softmax_loads(name):
 
 SOFTMAX_FAMILY = [
     "softmax", "bn", "sh", "bn_sh", "sparse", "sparse_bn", "sparse_sh", "sparse_bn_sh", "conv1d", "mrs",
-    "long_short",
+    "long_short", "s3",
 ]
 
 

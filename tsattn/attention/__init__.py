@@ -25,6 +25,7 @@ from tsattn.attention import sparse  # noqa: E402,F401
 from tsattn.attention import conv1d  # noqa: E402,F401
 from tsattn.attention import mrs  # noqa: E402,F401
 from tsattn.attention import long_short  # noqa: E402,F401
+from tsattn.attention import s3  # noqa: E402,F401
 # isort: on
 
 __all__ = [
