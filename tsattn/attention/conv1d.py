@@ -53,7 +53,8 @@ class Conv1dAttention(SoftmaxAttention):
         w = self.conv_weight.view(1, 1, -1).expand(d, 1, self.kernel_size)
         left = (self.kernel_size - 1) // 2
         y = F.pad(y.transpose(1, 2), (left, self.kernel_size - 1 - left))
-        return F.conv1d(y, w, groups=d).transpose(1, 2)
+        # contiguous: SDPA's fused CPU kernel needs unit stride on the feature axis (else math path)
+        return F.conv1d(y, w, groups=d).transpose(1, 2).contiguous()
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
         q = self.split_heads(self.conv_time(self.q_proj(x), mask))
