@@ -10,7 +10,7 @@ import zipfile
 
 import numpy as np
 import pytest
-from _datasets_support import isolate, serve, shared_or_skip
+from ._datasets_support import isolate, serve, shared_or_skip
 
 from tsattn.datasets import DatasetNotAvailableError, catalogue, load_forecasting, load_uea
 from tsattn.datasets.cache import Source, data_dir, ensure_file

@@ -7,7 +7,7 @@ import csv
 from pathlib import Path
 
 import pytest
-from _datasets_support import shared_or_skip
+from ._datasets_support import shared_or_skip
 
 from tsattn.datasets import catalogue, list_datasets, render_readme, sha256_file
 from tsattn.datasets.catalogue import resolve_name

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from _datasets_support import isolate, shared_or_skip
+from ._datasets_support import isolate, shared_or_skip
 
 from tsattn.datasets import (
     forecasting_borders,
