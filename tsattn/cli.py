@@ -15,6 +15,7 @@ import sys
 _COMMAND_MODULES = (
     "tsattn.commands.compare",
     "tsattn.commands.datasets",
+    "tsattn.commands.bench",
     "tsattn.commands.profile",
 )
 
