@@ -49,26 +49,7 @@ from torch import nn
 
 from tsattn.attention.base import MultiHeadProjections, check_positive_int
 from tsattn.attention.registry import register_attention
-
-
-class MaskedBatchNorm1d(nn.BatchNorm1d):
-    """BatchNorm over the last dimension of ``(B, N, C)``, with statistics from real steps only."""
-
-    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:  # type: ignore[override]
-        if self.training:
-            flat = x[mask] if mask is not None else x.reshape(-1, x.shape[-1])
-            mean = flat.mean(dim=0)
-            var = flat.var(dim=0, unbiased=False)
-            if self.track_running_stats:
-                with torch.no_grad():
-                    count = flat.shape[0]
-                    unbiased = var * (count / max(count - 1, 1))
-                    self.num_batches_tracked.add_(1)
-                    self.running_mean.lerp_(mean.to(self.running_mean.dtype), self.momentum)
-                    self.running_var.lerp_(unbiased.to(self.running_var.dtype), self.momentum)
-        else:
-            mean, var = self.running_mean, self.running_var
-        return (x - mean) * torch.rsqrt(var + self.eps) * self.weight + self.bias
+from tsattn.nn.norm import MaskedBatchNorm1d
 
 
 class Smoother(nn.Module):

@@ -89,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
     runs.to_csv(out / "runs.csv", index=False)
     summary.to_csv(out / "summary.csv", index=False)
     table = summary.assign(
-        accuracy=[f"{m:.2f} ± {s:.2f}" for m, s in zip(summary.accuracy_mean, summary.accuracy_std)],
+        accuracy=[f"{m:.2f} ± {s:.2f}" for m, s in zip(summary.accuracy_mean, summary.accuracy_std, strict=True)],
         fit_s=summary.fit_seconds.map(lambda v: f"{v:.1f}"),
         attn_MFLOPs=summary.attention_flops_per_sample.map(lambda v: f"{v / 1e6:.3f}"),
         paper=summary.paper_accuracy.fillna("-"),
