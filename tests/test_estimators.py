@@ -166,8 +166,13 @@ def test_history_early_stopping_and_restore_best():
     clf = TSClassifier(**{**TINY, "max_epochs": 50, "patience": 3}).fit(X, y)
     assert clf.n_epochs_ == len(clf.history_) <= 50
     assert all(r["valid_loss"] is not None for r in clf.history_)
-    best = min(r["valid_loss"] for r in clf.history_)
-    assert clf.history_[clf.best_epoch_ - 1]["valid_loss"] == best
+    # Classification selects on validation accuracy, ties broken by the lower validation loss.
+    best = min(clf.history_, key=lambda r: (-r["valid_score"], r["valid_loss"]))
+    assert clf.best_epoch_ == best["epoch"]
+    reg = TSRegressor(**{**TINY, "max_epochs": 8, "patience": None}).fit(X, np.arange(40.0))
+    assert all(r["valid_score"] is None for r in reg.history_)
+    best_reg = min(reg.history_, key=lambda r: r["valid_loss"])
+    assert reg.best_epoch_ == best_reg["epoch"]
     if clf.n_epochs_ < 50:
         assert clf.n_epochs_ - clf.best_epoch_ == 3
 

@@ -115,19 +115,25 @@ def _epoch_batches(n: int, batch_size: int, rng: np.random.Generator) -> list[np
     return [perm[i : i + batch_size] for i in range(0, n, batch_size)]
 
 
-def _mean_loss(
-    module: nn.Module, data: TensorData, loss_fn: Callable, batch_size: int, fixed_len: bool
-) -> float:
+def _evaluate(
+    module: nn.Module,
+    data: TensorData,
+    loss_fn: Callable,
+    score_fn: Callable | None,
+    batch_size: int,
+    fixed_len: bool,
+) -> tuple[float, float | None]:
+    """Mean loss and (optionally) score of ``module`` on ``data``, in eval mode."""
     module.eval()
-    total, count = 0.0, 0
+    outputs = []
     with torch.no_grad():
         for start in range(0, len(data), batch_size):
             idx = torch.arange(start, min(start + batch_size, len(data)), device=data.x.device)
             x, mask = data.batch(idx, fixed_len)
-            loss = loss_fn(module(x, mask), data.y[idx])
-            total += float(loss) * len(idx)
-            count += len(idx)
-    return total / max(count, 1)
+            outputs.append(module(x, mask))
+    out = torch.cat(outputs)
+    loss = float(loss_fn(out, data.y))
+    return loss, (None if score_fn is None else float(score_fn(out, data.y)))
 
 
 def train_network(
@@ -147,10 +153,14 @@ def train_network(
     callbacks: Sequence[Callback] = (),
     verbose: int = 0,
     lr_schedule: str | None = None,
+    score_fn: Callable[[torch.Tensor, torch.Tensor], float] | None = None,
 ) -> TrainResult:
     """Train ``module`` in place and leave it holding the best weights seen.
 
     The monitored quantity is the validation loss when ``valid`` is given, else the training loss.
+    With ``score_fn`` (higher is better, e.g. accuracy) and ``valid``, the best epoch is the one with
+    the highest validation score, ties broken by the lower validation loss; patience counts epochs
+    without a new best.
     Training stops after ``max_epochs``, after ``patience`` epochs without improvement (``None``: never
     early), when a callback returns True, or on Ctrl-C (``KeyboardInterrupt``): in every case the best
     weights so far are restored and the result says how it ended.
@@ -162,7 +172,8 @@ def train_network(
     optimizer = torch.optim.AdamW(module.parameters(), lr=lr, weight_decay=weight_decay)
     scheduler = _make_scheduler(optimizer, lr_schedule, max_epochs, patience)
     result = TrainResult()
-    best_loss, best_state, since_best = float("inf"), None, 0
+    best_key: tuple[float, float] = (float("inf"), float("inf"))
+    best_state, since_best = None, 0
     for cb in callbacks:
         cb.on_train_begin(estimator)
     bar = None
@@ -196,13 +207,16 @@ def train_network(
                 )
                 result.stopped_early = True
                 break
-            valid_loss = (
-                _mean_loss(module, valid, loss_fn, batch_size, fixed_len) if valid is not None else None
+            valid_loss, valid_score = (
+                _evaluate(module, valid, loss_fn, score_fn, batch_size, fixed_len)
+                if valid is not None
+                else (None, None)
             )
             monitored = valid_loss if valid_loss is not None else train_loss
-            improved = monitored < best_loss
+            key = (-valid_score if valid_score is not None else 0.0, monitored)
+            improved = key < best_key
             if improved:
-                best_loss, since_best, result.best_epoch = monitored, 0, epoch
+                best_key, since_best, result.best_epoch = key, 0, epoch
                 best_state = copy.deepcopy(module.state_dict())
             else:
                 since_best += 1
@@ -215,6 +229,7 @@ def train_network(
                 "lr": optimizer.param_groups[0]["lr"],
                 "train_loss": train_loss,
                 "valid_loss": valid_loss,
+                "valid_score": valid_score,
                 "best": improved,
                 "dur": time.perf_counter() - t0,
             }

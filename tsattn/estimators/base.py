@@ -195,6 +195,9 @@ class BaseTSEstimator(BaseEstimator):
     def _stratify(self, y_encoded: torch.Tensor) -> np.ndarray | None:
         return None
 
+    #: Validation score (higher is better) that selects the best epoch; None selects on the loss.
+    _score_fn = None
+
     # ------------------------------------------------------------------ validation
     def _validate_params(self) -> dict[str, Any]:
         get_attention_class(self.attention)
@@ -333,6 +336,7 @@ class BaseTSEstimator(BaseEstimator):
                 callbacks=list(self.callbacks or ()),
                 verbose=self.verbose,
                 lr_schedule=self.lr_schedule,
+                score_fn=self._score_fn,
             )
         self.history_ = result.history
         self.best_epoch_ = result.best_epoch

@@ -61,6 +61,10 @@ class TSClassifier(ClassifierMixin, BaseTSEstimator):
     def _loss(self, output, target):
         return F.cross_entropy(output, target)
 
+    @staticmethod
+    def _score_fn(output, target):
+        return (output.argmax(dim=1) == target).float().mean()
+
     def predict_proba(self, X) -> np.ndarray:
         """Class probabilities ``(n, n_classes)``, columns in the order of ``classes_``."""
         check_is_fitted(self, "module_")
