@@ -4,11 +4,39 @@
 >>> list_attention()  # doctest: +SKIP
 ['bn', 'bn_sh', 'sh', 'softmax', ...]
 >>> TSClassifier(attention="bn_sh").fit(X, y).predict(X_test)  # doctest: +SKIP
+
+The names below are imported on first use, so ``import tsattn.datasets`` (or the command line's
+``datasets`` commands) does not pay for importing torch.
 """
 
-from tsattn.attention import build_attention, list_attention
-from tsattn.estimators import TSClassifier, TSRegressor
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
 
 __version__ = "0.1.0"
 
-__all__ = ["TSClassifier", "TSRegressor", "build_attention", "list_attention", "__version__"]
+_LAZY = {
+    "TSClassifier": "tsattn.estimators",
+    "TSRegressor": "tsattn.estimators",
+    "build_attention": "tsattn.attention",
+    "list_attention": "tsattn.attention",
+}
+
+__all__ = [*_LAZY, "__version__"]
+
+if TYPE_CHECKING:  # pragma: no cover
+    from tsattn.attention import build_attention, list_attention
+    from tsattn.estimators import TSClassifier, TSRegressor
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'tsattn' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
