@@ -304,3 +304,14 @@ def test_head_diversity_of_a_fitted_estimator(vowels):
     assert result["mean"] > 0 and result["std"] >= 0
     with pytest.raises(NotFittedError):
         estimator_head_diversity(TSClassifier(), Xt[:2])
+
+
+def test_s3_max_len_follows_the_training_data():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(12, 2, 600))
+    y = np.array(["a", "b"] * 6)
+    clf = TSClassifier(**{**TINY, "max_epochs": 1}, attention="s3").fit(X, y)
+    assert clf.network_params_["attention_params"]["max_len"] == 600
+    assert clf.predict(X).shape == (12,)
+    with pytest.warns(UserWarning, match="ignores max_len=64"):
+        TSClassifier(**{**TINY, "max_epochs": 1}, max_len=64).fit(X[:, :, :20], y)

@@ -23,7 +23,7 @@ _LAZY = {
     "list_attention": "tsattn.attention",
 }
 
-__all__ = [*_LAZY, "__version__"]
+__all__ = ["TSClassifier", "TSRegressor", "build_attention", "list_attention", "__version__"]
 
 if TYPE_CHECKING:  # pragma: no cover
     from tsattn.attention import build_attention, list_attention

@@ -18,7 +18,12 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted, check_random_state
 
 from tsattn._input import SeriesBatch, to_series_batch
-from tsattn.attention.registry import check_model_size, get_attention_class, resolve_hyperparameters
+from tsattn.attention.registry import (
+    attention_hyperparameters,
+    check_model_size,
+    get_attention_class,
+    resolve_hyperparameters,
+)
 from tsattn.nn.network import HEADS, TSTransformer
 from tsattn.training import (
     LR_SCHEDULES,
@@ -46,6 +51,7 @@ ATTENTION_PARAMS = (
     "s1",
     "s2",
     "block",
+    "max_len",
 )
 
 _PARAMS_DOC = """
@@ -73,6 +79,9 @@ _PARAMS_DOC = """
     scales : tuple of int, optional
         One pooling factor per head for scaled-head variants (``sh``, ``bn_sh``, ...) and the query
         scales of ``mrs``. Default ``(1, 1, 2, 2, 4, 4, 8, 8)`` for 8 heads, ``(1, 2)`` for 2.
+    max_len : int, optional
+        Longest series ``s3`` is built for (its Fourier filter has ``max_len // 2 + 1`` rows).
+        Default: the longer of 512 and the longest training series.
     key_scales, kernel_size, window, rank, r, s1, s2, block : optional
         Hyperparameters of the other variants (``mrs``, ``conv1d``, ``long_short``, ``s3``,
         ``sparse``); see each variant's documentation. ``None`` keeps the variant's default; a value
@@ -140,6 +149,7 @@ class BaseTSEstimator(BaseEstimator):
         s1: int | None = None,
         s2: int | None = None,
         block: int | None = None,
+        max_len: int | None = None,
         max_epochs: int = 100,
         batch_size: int = 32,
         lr: float = 1e-3,
@@ -172,6 +182,7 @@ class BaseTSEstimator(BaseEstimator):
         self.s1 = s1
         self.s2 = s2
         self.block = block
+        self.max_len = max_len
         self.max_epochs = max_epochs
         self.batch_size = batch_size
         self.lr = lr
@@ -304,6 +315,9 @@ class BaseTSEstimator(BaseEstimator):
         train = _subset(data, train_idx)
         valid = _subset(data, valid_idx) if valid_idx is not None else None
 
+        if self.max_len is None and "max_len" in attention_hyperparameters(self.attention):
+            default = attention_hyperparameters(self.attention)["max_len"]
+            attention_params["max_len"] = max(default, self.series_length_)
         self.network_params_ = dict(
             n_channels=self.n_channels_,
             n_outputs=n_outputs,
