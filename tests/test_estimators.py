@@ -18,7 +18,10 @@ from sklearn.preprocessing import FunctionTransformer
 from tsattn import TSClassifier, TSRegressor
 from tsattn.training import Callback
 
-TINY = dict(d_model=16, n_heads=2, n_layers=1, dim_feedforward=32, max_epochs=4, random_state=0)
+TINY = dict(
+    d_model=16, n_heads=2, n_layers=1, dim_feedforward=32, max_epochs=4, validation_fraction=0.2,
+    random_state=0,
+)
 
 
 @pytest.fixture(scope="module")

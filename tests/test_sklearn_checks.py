@@ -6,7 +6,10 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from tsattn import TSClassifier, TSRegressor
 
-SMALL = dict(d_model=16, n_heads=2, n_layers=1, dim_feedforward=32, max_epochs=40, lr=3e-3, random_state=0)
+SMALL = dict(
+    d_model=16, n_heads=2, n_layers=1, dim_feedforward=32, dropout=0.1, max_epochs=40, lr=3e-3,
+    random_state=0,
+)
 
 # Each expected failure is named with the reason it cannot pass for a sequence model.
 _FLOAT32_BATCHING = (
