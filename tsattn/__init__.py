@@ -7,8 +7,8 @@
 """
 
 from tsattn.attention import build_attention, list_attention
-from tsattn.estimators import TSClassifier, TSRegressor
+from tsattn.estimators import TSClassifier, TSForecaster, TSRegressor
 
 __version__ = "0.1.0"
 
-__all__ = ["TSClassifier", "TSRegressor", "build_attention", "list_attention", "__version__"]
+__all__ = ["TSClassifier", "TSRegressor", "TSForecaster", "build_attention", "list_attention", "__version__"]
