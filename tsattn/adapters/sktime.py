@@ -1,0 +1,155 @@
+"""sktime interface to :class:`tsattn.TSForecaster`, for sktime pipelines, tuning and evaluation.
+
+>>> from tsattn.adapters.sktime import TSAttnForecaster  # doctest: +SKIP
+>>> TSAttnForecaster(context_length=24, attention="softmax").fit(y, fh=[1, 2, 3]).predict()  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+try:
+    from sktime.forecasting.base import BaseForecaster
+except ImportError as err:  # pragma: no cover - depends on the environment
+    raise ImportError(
+        "tsattn.adapters.sktime needs sktime, which is not installed: pip install 'tsattn[sktime]'"
+    ) from err
+
+__all__ = ["TSAttnForecaster"]
+
+
+class TSAttnForecaster(BaseForecaster):
+    """sktime forecaster wrapping :class:`tsattn.TSForecaster`.
+
+    The network's horizon is the largest step of the ``fh`` given to ``fit`` (required there);
+    ``predict`` accepts any out-of-sample ``fh`` within it and forecasts from the last
+    ``context_length`` observations seen (``update`` appends data and, with
+    ``update_params=True``, refits). Exogenous ``X`` is ignored.
+
+    Parameters
+    ----------
+    context_length, attention, head, n_harm, instance_norm, channel_independent, d_model,
+    n_heads, n_layers, dim_feedforward, dropout, max_epochs, batch_size, lr,
+    validation_fraction, patience, max_train_windows, device, random_state, verbose
+        As :class:`tsattn.TSForecaster`.
+    forecaster_params : dict, optional
+        Any other :class:`tsattn.TSForecaster` parameter (e.g. attention hyperparameters
+        ``{"beta": 0.5}``).
+
+    Examples
+    --------
+    >>> from sktime.datasets import load_airline
+    >>> from tsattn.adapters.sktime import TSAttnForecaster
+    >>> y = load_airline()
+    >>> model = TSAttnForecaster(context_length=24, attention="softmax", max_epochs=2)
+    >>> y_pred = model.fit(y, fh=[1, 2, 3]).predict()  # doctest: +SKIP
+    """
+
+    _tags = {
+        "authors": ["tsattn developers"],
+        "python_dependencies": ["torch"],
+        "capability:multivariate": True,
+        "capability:exogenous": False,
+        "capability:insample": False,
+        "capability:missing_values": False,
+        "capability:random_state": True,
+        "y_inner_mtype": "pd.DataFrame",
+        "requires-fh-in-fit": True,
+        "fit_is_empty": False,
+    }
+
+    def __init__(
+        self,
+        context_length: int = 96,
+        attention: str = "s3",
+        head: str = "fourier",
+        n_harm: int = 8,
+        instance_norm: bool = True,
+        channel_independent: bool = True,
+        d_model: int = 32,
+        n_heads: int = 4,
+        n_layers: int = 2,
+        dim_feedforward: int = 64,
+        dropout: float = 0.1,
+        max_epochs: int = 30,
+        batch_size: int = 32,
+        lr: float = 1e-3,
+        validation_fraction: float = 0.1,
+        patience: int | None = 5,
+        max_train_windows: int | None = None,
+        device: str = "auto",
+        random_state: int | None = None,
+        verbose: int = 0,
+        forecaster_params: dict | None = None,
+    ) -> None:
+        self.context_length = context_length
+        self.attention = attention
+        self.head = head
+        self.n_harm = n_harm
+        self.instance_norm = instance_norm
+        self.channel_independent = channel_independent
+        self.d_model = d_model
+        self.n_heads = n_heads
+        self.n_layers = n_layers
+        self.dim_feedforward = dim_feedforward
+        self.dropout = dropout
+        self.max_epochs = max_epochs
+        self.batch_size = batch_size
+        self.lr = lr
+        self.validation_fraction = validation_fraction
+        self.patience = patience
+        self.max_train_windows = max_train_windows
+        self.device = device
+        self.random_state = random_state
+        self.verbose = verbose
+        self.forecaster_params = forecaster_params
+        super().__init__()
+
+    def _fit(self, y: pd.DataFrame, X=None, fh=None):
+        from tsattn.estimators.forecasting import TSForecaster
+
+        steps = self._steps(fh)
+        params = {
+            name: getattr(self, name)
+            for name in (
+                "context_length", "attention", "head", "n_harm", "instance_norm",
+                "channel_independent", "d_model", "n_heads", "n_layers", "dim_feedforward",
+                "dropout", "max_epochs", "batch_size", "lr", "validation_fraction", "patience",
+                "max_train_windows", "device", "random_state", "verbose",
+            )
+        }  # fmt: skip
+        params.update(self.forecaster_params or {})
+        self.forecaster_ = TSForecaster(horizon=int(steps.max()), **params)
+        self.forecaster_.fit(y.to_numpy(dtype=np.float64))
+        return self
+
+    def _steps(self, fh) -> np.ndarray:
+        steps = np.asarray(fh.to_relative(self.cutoff), dtype=np.int64)
+        if (steps < 1).any():
+            raise NotImplementedError(
+                f"TSAttnForecaster forecasts out of sample only; fh has steps {steps.tolist()}, "
+                "pass steps >= 1."
+            )
+        return steps
+
+    def _predict(self, fh, X=None):
+        steps = self._steps(fh)
+        horizon = self.forecaster_.horizon
+        if steps.max() > horizon:
+            raise ValueError(
+                f"fh reaches {int(steps.max())} steps ahead but the model was fitted for at most "
+                f"{horizon}; fit again with this fh."
+            )
+        forecast = self.forecaster_.predict(self._y.to_numpy(dtype=np.float64))
+        index = fh.to_absolute_index(self.cutoff)
+        return pd.DataFrame(forecast[steps - 1], index=index, columns=self._y.columns)
+
+    @classmethod
+    def get_test_params(cls, parameter_set: str = "default"):
+        tiny = dict(
+            context_length=6, attention="softmax", d_model=8, n_heads=2, n_layers=1,
+            dim_feedforward=16, max_epochs=2, validation_fraction=0.0, device="cpu",
+            random_state=0,
+        )  # fmt: skip
+        return [tiny, {**tiny, "head": "linear", "channel_independent": False}]
