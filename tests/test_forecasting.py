@@ -85,6 +85,28 @@ def test_instance_norm_makes_the_network_shift_invariant():
         np.testing.assert_allclose(net(x + 3.0).numpy(), net(x).numpy() + 3.0, atol=1e-4)
 
 
+@pytest.mark.parametrize("channel_independent", [True, False])
+@pytest.mark.parametrize("head", ["fourier", "linear"])
+@pytest.mark.parametrize("patch_len", [1, 4, 5])
+def test_patches_with_and_without_padding(patch_len, head, channel_independent):
+    torch.manual_seed(0)
+    net = ForecastingTransformer(3, 18, 7, d_model=8, n_heads=2, n_layers=1, dim_feedforward=16,
+                                 head=head, patch_len=patch_len,
+                                 channel_independent=channel_independent).eval()  # fmt: skip
+    assert net.n_tokens == math.ceil(18 / patch_len)
+    x = torch.randn(4, 18, 3)
+    with torch.no_grad():
+        out = net(x)
+        assert out.shape == (4, 7, 3)
+        np.testing.assert_allclose(net(x + 2.0).numpy(), out.numpy() + 2.0, atol=1e-4)
+        if channel_independent:  # each channel's forecast depends on that channel only
+            y = x.clone()
+            y[:, :, 1] = torch.randn(4, 18)
+            np.testing.assert_allclose(
+                net(y)[:, :, [0, 2]].numpy(), out[:, :, [0, 2]].numpy(), atol=1e-5
+            )
+
+
 # ----------------------------------------------------------------------------- every attention
 @pytest.mark.parametrize("head", ["fourier", "linear"])
 @pytest.mark.parametrize("attention", tsattn.list_attention())
@@ -213,6 +235,7 @@ def test_bad_input_at_predict():
         ({"horizon": 0}, "horizon"),
         ({"n_harm": -1}, "n_harm"),
         ({"instance_norm": "yes"}, "instance_norm"),
+        ({"patch_len": 17}, "patch_len=17 exceeds context_length=16"),
     ],
 )
 def test_bad_parameters(params, match):

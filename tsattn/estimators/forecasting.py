@@ -66,6 +66,10 @@ class TSForecaster(BaseTSEstimator):
     channel_independent : bool, default=True
         Encode each channel as its own univariate series with shared weights (PatchTST/DLinear
         style); False puts all channels of a time step in one token.
+    patch_len : int, default=1
+        Time steps per token (non-overlapping patches, as PatchTST). 1 is one token per step, as
+        in 002; larger patches shorten the attended sequence ``patch_len``-fold (much cheaper) and
+        give each token local shape. Any head and attention work with any patch length.
     max_train_windows : int or None, default=None
         Train on a random subset (fixed by ``random_state``) of at most this many training windows;
         None uses all. Bounds the cost of an epoch on long series.
@@ -101,6 +105,7 @@ class TSForecaster(BaseTSEstimator):
         n_harm: int = 8,
         instance_norm: bool = True,
         channel_independent: bool = True,
+        patch_len: int = 1,
         max_train_windows: int | None = None,
         d_model: int = 32,
         n_heads: int = 4,
@@ -145,6 +150,7 @@ class TSForecaster(BaseTSEstimator):
         self.n_harm = n_harm
         self.instance_norm = instance_norm
         self.channel_independent = channel_independent
+        self.patch_len = patch_len
         self.max_train_windows = max_train_windows
 
     # ------------------------------------------------------------------ network
@@ -158,6 +164,12 @@ class TSForecaster(BaseTSEstimator):
         _check_int("horizon", self.horizon)
         _check_int("context_length", self.context_length, minimum=2)
         _check_int("n_harm", self.n_harm, minimum=0)
+        _check_int("patch_len", self.patch_len)
+        if self.patch_len > self.context_length:
+            raise ValueError(
+                f"patch_len={self.patch_len} exceeds context_length={self.context_length}; "
+                "choose a patch no longer than the context."
+            )
         for name in ("instance_norm", "channel_independent"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}.")
@@ -233,6 +245,7 @@ class TSForecaster(BaseTSEstimator):
             n_harm=self.n_harm,
             instance_norm=bool(self.instance_norm),
             channel_independent=bool(self.channel_independent),
+            patch_len=self.patch_len,
         )
         with seeded(seed, self.device_):
             self.module_ = self._build_network().to(self.device_)

@@ -102,6 +102,10 @@ class ForecastingTransformer(nn.Module):
     channel_independent : encode every channel as its own univariate series with shared weights
         (the batch becomes ``B * n_channels`` series of one channel); otherwise one token holds every
         channel of a time step.
+    patch_len : steps per token (non-overlapping patches, PatchTST-style). ``1`` is one token per
+        time step as in 002. A window not divisible by ``patch_len`` is left-padded by repeating its
+        first step; the Fourier head decodes every token back to ``patch_len`` steps, drops the
+        padding and extrapolates the length-``context_length`` sequence.
     """
 
     def __init__(
@@ -122,6 +126,7 @@ class ForecastingTransformer(nn.Module):
         n_harm: int = 8,
         instance_norm: bool = True,
         channel_independent: bool = True,
+        patch_len: int = 1,
     ) -> None:
         super().__init__()
         if head not in FORECAST_HEADS:
@@ -131,8 +136,12 @@ class ForecastingTransformer(nn.Module):
         self.instance_norm = instance_norm
         self.channel_independent = channel_independent
         self.d_model = d_model
+        self.context_length = context_length
+        self.patch_len = patch_len
+        self.n_tokens = -(-context_length // patch_len)
+        self.pad = self.n_tokens * patch_len - context_length
         c = 1 if channel_independent else n_channels
-        self.input_projection = nn.Linear(c, d_model)
+        self.input_projection = nn.Linear(c * patch_len, d_model)
         self.positions = SinusoidalPositionalEncoding(d_model, dropout)
         self.encoder = TransformerEncoder(
             [
@@ -150,10 +159,10 @@ class ForecastingTransformer(nn.Module):
         )
         self.head_kind = head
         if head == "fourier":
-            self.output_projection = nn.Linear(d_model, c)
+            self.output_projection = nn.Linear(d_model, c * patch_len)
             self.head: nn.Module = FourierExtrapolation(horizon, n_harm)
         else:
-            self.head = LinearForecastHead(context_length, d_model, horizon, c, dropout)
+            self.head = LinearForecastHead(self.n_tokens, d_model, horizon, c, dropout)
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
         """``x (B, n, C)`` -> ``(B, horizon, C)``; windows are complete, so ``mask`` must be None."""
@@ -166,10 +175,16 @@ class ForecastingTransformer(nn.Module):
             x = (x - mean) / std
         if self.channel_independent:
             x = x.permute(0, 2, 1).reshape(b * c, n, 1)
-        h = self.positions(self.input_projection(x) * math.sqrt(self.d_model))
+        if self.pad:
+            x = torch.cat([x[:, :1].expand(-1, self.pad, -1), x], dim=1)
+        bc, c_in = x.shape[0], x.shape[2]
+        # (B', P * patch_len, c) -> (B', P, patch_len * c): a token holds patch_len whole steps
+        tokens = x.reshape(bc, self.n_tokens, self.patch_len * c_in)
+        h = self.positions(self.input_projection(tokens) * math.sqrt(self.d_model))
         h = self.encoder(h)
         if self.head_kind == "fourier":
-            out = self.head(self.output_projection(h))
+            seq = self.output_projection(h).reshape(bc, self.n_tokens * self.patch_len, c_in)
+            out = self.head(seq[:, self.pad :])
         else:
             out = self.head(h)
         if self.channel_independent:
