@@ -48,7 +48,7 @@ def test_benchmark_writes_every_test_window_and_outputs(tmp_path):
     config = ForecastBenchmark(
         dataset="exchange_rate", horizons=[4], context_length=16, attentions=["softmax"],
         max_epochs=1, d_model=8, n_heads=2, n_layers=1, dim_feedforward=16, ar_lags=4,
-        max_train_windows=50,
+        max_train_windows=50, patch_len=4,
     )  # fmt: skip
     results = run_forecast_benchmark(config, tmp_path, frame=_frame(), log=lambda *_: None)
     # 70/10/20 split of 400 rows: 80 test rows plus 16 of context -> 96 - 16 - 4 + 1 windows
@@ -84,7 +84,7 @@ def test_cli_parses_and_runs(tmp_path, monkeypatch):
         ["bench", "forecast", "--dataset", "exchange_rate", "--horizons", "3",
          "--context-length", "12", "--attentions", "softmax", "--heads", "linear",
          "--max-epochs", "1", "--d-model", "8", "--n-heads", "2", "--n-layers", "1",
-         "--ar-lags", "4", "--out", str(tmp_path)]
+         "--ar-lags", "4", "--patch-len", "4", "--out", str(tmp_path)]
     )  # fmt: skip
     assert args.func(args) == 0
     assert len(pd.read_csv(tmp_path / "results.csv")) == 4

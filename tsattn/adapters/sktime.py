@@ -29,7 +29,7 @@ class TSAttnForecaster(BaseForecaster):
 
     Parameters
     ----------
-    context_length, attention, head, n_harm, instance_norm, channel_independent, d_model,
+    context_length, attention, head, n_harm, instance_norm, channel_independent, patch_len, d_model,
     n_heads, n_layers, dim_feedforward, dropout, max_epochs, batch_size, lr,
     validation_fraction, patience, max_train_windows, device, random_state, verbose
         As :class:`tsattn.TSForecaster`.
@@ -42,7 +42,7 @@ class TSAttnForecaster(BaseForecaster):
     >>> from sktime.datasets import load_airline
     >>> from tsattn.adapters.sktime import TSAttnForecaster
     >>> y = load_airline()
-    >>> model = TSAttnForecaster(context_length=24, attention="softmax", max_epochs=2)
+    >>> model = TSAttnForecaster(context_length=24, patch_len=6, attention="softmax", max_epochs=2)
     >>> y_pred = model.fit(y, fh=[1, 2, 3]).predict()  # doctest: +SKIP
     """
 
@@ -67,6 +67,7 @@ class TSAttnForecaster(BaseForecaster):
         n_harm: int = 8,
         instance_norm: bool = True,
         channel_independent: bool = True,
+        patch_len: int = 16,
         d_model: int = 32,
         n_heads: int = 4,
         n_layers: int = 2,
@@ -89,6 +90,7 @@ class TSAttnForecaster(BaseForecaster):
         self.n_harm = n_harm
         self.instance_norm = instance_norm
         self.channel_independent = channel_independent
+        self.patch_len = patch_len
         self.d_model = d_model
         self.n_heads = n_heads
         self.n_layers = n_layers
@@ -114,7 +116,7 @@ class TSAttnForecaster(BaseForecaster):
             name: getattr(self, name)
             for name in (
                 "context_length", "attention", "head", "n_harm", "instance_norm",
-                "channel_independent", "d_model", "n_heads", "n_layers", "dim_feedforward",
+                "channel_independent", "patch_len", "d_model", "n_heads", "n_layers", "dim_feedforward",
                 "dropout", "max_epochs", "batch_size", "lr", "validation_fraction", "patience",
                 "max_train_windows", "device", "random_state", "verbose",
             )
@@ -148,8 +150,8 @@ class TSAttnForecaster(BaseForecaster):
     @classmethod
     def get_test_params(cls, parameter_set: str = "default"):
         tiny = dict(
-            context_length=6, attention="softmax", d_model=8, n_heads=2, n_layers=1,
+            context_length=6, patch_len=2, attention="softmax", d_model=8, n_heads=2, n_layers=1,
             dim_feedforward=16, max_epochs=2, validation_fraction=0.0, device="cpu",
             random_state=0,
         )  # fmt: skip
-        return [tiny, {**tiny, "head": "linear", "channel_independent": False}]
+        return [tiny, {**tiny, "head": "linear", "channel_independent": False, "patch_len": 1}]

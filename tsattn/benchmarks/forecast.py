@@ -58,9 +58,10 @@ class ForecastBenchmark:
     attentions: Sequence[str] = ("softmax", "s3")
     heads: Sequence[str] = ("linear", "fourier")
     seeds: Sequence[int] = (0,)
-    max_epochs: int = 10
+    max_epochs: int = 15
     patience: int = 3
-    max_train_windows: int | None = 2000
+    max_train_windows: int | None = 4000
+    patch_len: int = 16
     batch_size: int = 32
     lr: float = 1e-3
     d_model: int = 32
@@ -186,7 +187,7 @@ def run_forecast_benchmark(
                         patience=config.patience, max_train_windows=config.max_train_windows,
                         batch_size=config.batch_size, lr=config.lr, d_model=config.d_model,
                         n_heads=config.n_heads, n_layers=config.n_layers,
-                        dim_feedforward=config.dim_feedforward, dropout=config.dropout,
+                        dim_feedforward=config.dim_feedforward, dropout=config.dropout, patch_len=config.patch_len,
                         device=config.device, random_state=seed, **config.extra,
                     )  # fmt: skip
                     t0 = time.perf_counter()

@@ -42,9 +42,10 @@ def _register_forecast(sub: argparse._SubParsersAction) -> None:
         "--heads", nargs="+", default=["linear", "fourier"], choices=["linear", "fourier"]
     )
     p.add_argument("--seeds", type=int, nargs="+", default=[0])
-    p.add_argument("--max-epochs", type=int, default=10)
+    p.add_argument("--max-epochs", type=int, default=15)
     p.add_argument("--patience", type=int, default=3)
-    p.add_argument("--max-train-windows", type=int, default=2000,
+    p.add_argument("--patch-len", type=int, default=16, help="time steps per token")
+    p.add_argument("--max-train-windows", type=int, default=4000,
                    help="random subset of training windows per fit; 0 = all")  # fmt: skip
     p.add_argument("--batch-size", type=int, default=32)
     p.add_argument("--lr", type=float, default=1e-3)
@@ -66,7 +67,7 @@ def _forecast(args: argparse.Namespace) -> int:
     config = ForecastBenchmark(
         dataset=args.dataset, horizons=args.horizons, context_length=args.context_length,
         attentions=args.attentions, heads=args.heads, seeds=args.seeds,
-        max_epochs=args.max_epochs, patience=args.patience,
+        max_epochs=args.max_epochs, patience=args.patience, patch_len=args.patch_len,
         max_train_windows=args.max_train_windows or None, batch_size=args.batch_size, lr=args.lr,
         d_model=args.d_model, n_heads=args.n_heads, n_layers=args.n_layers,
         dim_feedforward=args.dim_feedforward, dropout=args.dropout, ar_lags=args.ar_lags,
