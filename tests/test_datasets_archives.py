@@ -7,10 +7,11 @@ import time
 
 import numpy as np
 import pytest
-from _datasets_support import SHARED, isolate, shared_or_skip
 from aeon.datasets import load_from_ts_file, load_from_tsv_file
 
 from tsattn.datasets import DatasetNotAvailableError, load_tser, load_ucr, load_uea
+
+from ._datasets_support import SHARED, isolate, shared_or_skip
 
 _LOADERS = {"uea": load_uea, "ucr": load_ucr, "tser": load_tser}
 

@@ -10,10 +10,11 @@ import zipfile
 
 import numpy as np
 import pytest
-from _datasets_support import isolate, serve, shared_or_skip
 
 from tsattn.datasets import DatasetNotAvailableError, catalogue, load_forecasting, load_uea
 from tsattn.datasets.cache import Source, data_dir, ensure_file
+
+from ._datasets_support import isolate, serve, shared_or_skip
 
 CSV = b"date,a,OT\n2020-01-01 00:00:00,1.0,2.0\n2020-01-01 01:00:00,3.0,4.0\n"
 SHA = hashlib.sha256(CSV).hexdigest()

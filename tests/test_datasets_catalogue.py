@@ -7,10 +7,11 @@ import csv
 from pathlib import Path
 
 import pytest
-from _datasets_support import shared_or_skip
 
 from tsattn.datasets import catalogue, list_datasets, render_readme, sha256_file
 from tsattn.datasets.catalogue import resolve_name
+
+from ._datasets_support import shared_or_skip
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from _datasets_support import isolate, shared_or_skip
 
 from tsattn.datasets import (
     forecasting_borders,
@@ -13,6 +12,8 @@ from tsattn.datasets import (
     load_forecasting,
     sliding_windows,
 )
+
+from ._datasets_support import isolate, shared_or_skip
 
 
 @pytest.fixture

@@ -287,3 +287,15 @@ def test_grid_search_over_attention_and_beta(vowels):
         grid.fit(X[:80], y[:80])
     assert set(grid.best_params_) == {"attention", "beta"}
     assert grid.score(Xt[:40], yt[:40]) > 1 / 9  # better than chance on 9 classes
+
+
+def test_head_diversity_of_a_fitted_estimator(vowels):
+    from tsattn.analysis import estimator_head_diversity
+
+    X, y, Xt, _ = vowels
+    clf = TSClassifier(**{**TINY, "n_layers": 2}, attention="bn_sh").fit(X[:60], y[:60])
+    result = estimator_head_diversity(clf, Xt[:20])
+    assert len(result["per_layer"]) == 2
+    assert result["mean"] > 0 and result["std"] >= 0
+    with pytest.raises(NotFittedError):
+        estimator_head_diversity(TSClassifier(), Xt[:2])

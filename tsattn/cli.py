@@ -14,8 +14,9 @@ import sys
 # Explicit list (no discovery by listing a folder): one line per sub-command module.
 _COMMAND_MODULES = (
     "tsattn.commands.compare",
-    "tsattn.commands.bench",
     "tsattn.commands.datasets",
+    "tsattn.commands.bench",
+    "tsattn.commands.profile",
 )
 
 

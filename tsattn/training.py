@@ -146,6 +146,7 @@ def train_network(
     fixed_len: bool = False,
     callbacks: Sequence[Callback] = (),
     verbose: int = 0,
+    lr_schedule: str | None = None,
 ) -> TrainResult:
     """Train ``module`` in place and leave it holding the best weights seen.
 
@@ -153,8 +154,13 @@ def train_network(
     Training stops after ``max_epochs``, after ``patience`` epochs without improvement (``None``: never
     early), when a callback returns True, or on Ctrl-C (``KeyboardInterrupt``): in every case the best
     weights so far are restored and the result says how it ended.
+
+    ``lr_schedule``: ``None`` keeps ``lr``; ``"cosine"`` anneals it to 0 over ``max_epochs``;
+    ``"plateau"`` halves it after ``max(2, patience // 3)`` epochs without improvement of the monitored
+    loss (``patience`` None: 10).
     """
     optimizer = torch.optim.AdamW(module.parameters(), lr=lr, weight_decay=weight_decay)
+    scheduler = _make_scheduler(optimizer, lr_schedule, max_epochs, patience)
     result = TrainResult()
     best_loss, best_state, since_best = float("inf"), None, 0
     for cb in callbacks:
@@ -200,8 +206,13 @@ def train_network(
                 best_state = copy.deepcopy(module.state_dict())
             else:
                 since_best += 1
+            if isinstance(scheduler, torch.optim.lr_scheduler.ReduceLROnPlateau):
+                scheduler.step(monitored)
+            elif scheduler is not None:
+                scheduler.step()
             record = {
                 "epoch": epoch,
+                "lr": optimizer.param_groups[0]["lr"],
                 "train_loss": train_loss,
                 "valid_loss": valid_loss,
                 "best": improved,
@@ -240,6 +251,20 @@ def train_network(
     for cb in callbacks:
         cb.on_train_end(estimator, result.history)
     return result
+
+
+LR_SCHEDULES = (None, "cosine", "plateau")
+
+
+def _make_scheduler(optimizer, lr_schedule: str | None, max_epochs: int, patience: int | None):
+    if lr_schedule is None:
+        return None
+    if lr_schedule == "cosine":
+        return torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=max_epochs)
+    if lr_schedule == "plateau":
+        wait = max(2, patience // 3) if patience else 10
+        return torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer, factor=0.5, patience=wait)
+    raise ValueError(f"lr_schedule must be one of {LR_SCHEDULES}, got {lr_schedule!r}.")
 
 
 def _has_batchnorm(module: nn.Module) -> bool:

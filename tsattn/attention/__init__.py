@@ -17,8 +17,16 @@ from tsattn.attention.registry import (
     register_attention,
 )
 
-# Variant modules: importing registers them.
+# Variant modules: importing registers them (one line per variant file, in this order).
+# isort: off
 from tsattn.attention import softmax, batch_norm, scaled_heads  # noqa: E402,F401,I001
+from tsattn.attention import linear  # noqa: E402,F401
+from tsattn.attention import sparse  # noqa: E402,F401
+from tsattn.attention import conv1d  # noqa: E402,F401
+from tsattn.attention import mrs  # noqa: E402,F401
+from tsattn.attention import long_short  # noqa: E402,F401
+from tsattn.attention import s3  # noqa: E402,F401
+# isort: on
 
 __all__ = [
     "functional",

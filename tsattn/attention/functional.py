@@ -14,6 +14,9 @@ Softmax-family kernels go through :func:`torch.nn.functional.scaled_dot_product_
 
 from __future__ import annotations
 
+import functools
+import math
+
 import torch
 import torch.nn.functional as F
 
@@ -25,6 +28,15 @@ __all__ = [
     "softmax_attention",
     "bn_attention",
     "bn_recenter",
+    "elu_feature_map",
+    "linear_attention",
+    "linear_bn_attention",
+    "default_block",
+    "fixed_sparse_pattern",
+    "sparse_attn_mask",
+    "sparse_attention",
+    "sparse_bn_attention",
+    "upsample_time",
 ]
 
 
@@ -155,3 +167,176 @@ def bn_attention(
     """
     qc, kc = bn_recenter(q, k, beta, mask, standardize, eps)
     return F.scaled_dot_product_attention(qc, kc, v, attn_mask=sdpa_mask(mask), dropout_p=dropout_p)
+
+
+def elu_feature_map(x: torch.Tensor) -> torch.Tensor:
+    """``phi(x) = elu(x) + 1``, the positive feature map of linear attention (Katharopoulos 2020)."""
+    return F.elu(x) + 1.0
+
+
+def linear_attention(
+    q: torch.Tensor,
+    k: torch.Tensor,
+    v: torch.Tensor,
+    mask: torch.Tensor | None = None,
+) -> torch.Tensor:
+    """Linear attention, Sec. 2.2.1 of 001, computed in ``O(N)``.
+
+    ``h_i = phi(q_i)^T (sum_j phi(k_j) v_j^T) / (phi(q_i)^T sum_j phi(k_j))`` with
+    ``phi(x) = elu(x) + 1``; the sums run over the real keys only (padded keys are zeroed in feature
+    space, so they add nothing to either sum). No ``N x N`` matrix is formed: the cost is
+    ``O(N d dv)``. ``phi > 0`` keeps the denominator positive whenever a sample has a real key, so no
+    epsilon is added.
+
+    Shapes: ``q (B, H, Nq, d)``, ``k (B, H, Nk, d)``, ``v (B, H, Nk, dv)``, ``mask (B, Nk)`` ->
+    ``(B, H, Nq, dv)``.
+    """
+    fq = elu_feature_map(q)
+    fk = elu_feature_map(k)
+    if mask is not None:
+        fk = fk * mask.to(fk.dtype)[:, None, :, None]
+    kv = fk.transpose(-2, -1) @ v  # (B, H, d, dv)
+    z = fk.sum(dim=-2)  # (B, H, d)
+    num = fq @ kv  # (B, H, Nq, dv)
+    den = (fq * z[..., None, :]).sum(dim=-1, keepdim=True)  # (B, H, Nq, 1)
+    return num / den
+
+
+def linear_bn_attention(
+    q: torch.Tensor,
+    k: torch.Tensor,
+    v: torch.Tensor,
+    beta: float | torch.Tensor,
+    mask: torch.Tensor | None = None,
+    standardize: bool = False,
+    eps: float = 1e-5,
+) -> torch.Tensor:
+    """Linear Attention-BN (end of Sec. 2.3 of 001, Table 5 of 000).
+
+    :func:`linear_attention` on ``(q - beta*mu, k - beta*mu)`` (:func:`bn_recenter`). Unlike softmax,
+    the linear kernel is not invariant to shifting the keys, so both sides are recentred.
+    """
+    qc, kc = bn_recenter(q, k, beta, mask, standardize, eps)
+    return linear_attention(qc, kc, v, mask)
+
+
+def default_block(n: int) -> int:
+    """Default block length of the sparse pattern: ``ceil(sqrt(n))`` (at least 1)."""
+    return math.isqrt(max(n, 1) - 1) + 1
+
+
+@functools.lru_cache(maxsize=64)
+def _fixed_pattern(n_q: int, n_k: int, block: int, query_scale: int, device: str) -> torch.Tensor:
+    i = torch.arange(n_q, device=device) // query_scale
+    j = torch.arange(n_k, device=device)
+    same_block = (i[:, None] // block) == (j[None, :] // block)
+    summary = (j % block) == (block - 1)
+    return same_block | summary[None, :]
+
+
+def fixed_sparse_pattern(
+    n_q: int, n_k: int, block: int, query_scale: int = 1, device: torch.device | str = "cpu"
+) -> torch.Tensor:
+    """Child et al. (2019) *fixed* factorised pattern, bidirectional, as one boolean matrix.
+
+    Query ``i`` (at key-axis position ``i' = i // query_scale``) may attend to key ``j`` when
+
+    * ``j`` lies in the same block of length ``block`` as ``i'`` (``i' // block == j // block``), the
+      first factor ``A^(1)`` of the fixed pattern, or
+    * ``j`` is a *summary* position, the last one of its block (``j mod block == block - 1``), the
+      second factor ``A^(2)`` with ``c = 1``.
+
+    Child et al. restrict both factors to ``j <= i`` for autoregressive models; here they are used
+    without that restriction (bidirectional), and both factors are merged into every head (their
+    "merged head" variant). ``query_scale > 1`` places full-length queries on a pooled key axis
+    (scaled heads). The pattern depends only on ``(n_q, n_k, block, query_scale, device)`` and is
+    built once per combination (cached).
+
+    Returns ``(n_q, n_k)`` bool, True = may attend.
+    """
+    return _fixed_pattern(int(n_q), int(n_k), int(block), int(query_scale), str(torch.device(device)))
+
+
+def sparse_attn_mask(
+    n_q: int,
+    n_k: int,
+    mask: torch.Tensor | None,
+    block: int | None,
+    query_scale: int = 1,
+    device: torch.device | str = "cpu",
+) -> torch.Tensor:
+    """SDPA boolean ``attn_mask`` for the fixed sparse pattern combined with key padding.
+
+    ``block=None`` uses :func:`default_block` of each sample's number of real keys (so appending
+    padded steps never changes a sample's pattern). A row that would allow no key at all (a padded
+    query whose block and summaries are all padding) is opened to every real key, so SDPA never sees
+    an empty row; such rows belong to padded queries and their outputs are meaningless anyway.
+
+    Returns ``(n_q, n_k)`` or ``(B, 1, n_q, n_k)`` bool.
+    """
+    if block is not None and mask is None:
+        return fixed_sparse_pattern(n_q, n_k, block, query_scale, device)
+    if mask is None:
+        return fixed_sparse_pattern(n_q, n_k, default_block(n_k), query_scale, device)
+    if block is None:
+        counts = mask.sum(dim=1).tolist()
+        blocks = [default_block(int(c)) for c in counts]
+        uniq = sorted(set(blocks))
+        pats = torch.stack([fixed_sparse_pattern(n_q, n_k, b, query_scale, device) for b in uniq])
+        which = torch.tensor([uniq.index(b) for b in blocks], device=pats.device)
+        pattern = pats.index_select(0, which)[:, None]  # (B, 1, n_q, n_k)
+    else:
+        pattern = fixed_sparse_pattern(n_q, n_k, block, query_scale, device)[None, None]
+    key_real = mask[:, None, None, :]
+    allowed = pattern & key_real
+    empty = ~allowed.any(dim=-1, keepdim=True)
+    return allowed | (empty & key_real)
+
+
+def sparse_attention(
+    q: torch.Tensor,
+    k: torch.Tensor,
+    v: torch.Tensor,
+    mask: torch.Tensor | None = None,
+    block: int | None = None,
+    query_scale: int = 1,
+    dropout_p: float = 0.0,
+) -> torch.Tensor:
+    """Sparse attention (Sec. 2.2.2, Eq. 16 of 001): softmax restricted to the fixed pattern.
+
+    ``h_i = sum_{j in M_i} softmax_j(q_i . k_j / sqrt(d)) v_j`` with ``M_i`` from
+    :func:`fixed_sparse_pattern` intersected with the real keys. Computed by SDPA with a boolean
+    ``attn_mask``. Shapes as :func:`softmax_attention`; ``block`` is the block length on the key
+    axis (``None``: ``ceil(sqrt(real keys))`` per sample).
+    """
+    attn_mask = sparse_attn_mask(q.shape[-2], k.shape[-2], mask, block, query_scale, q.device)
+    return F.scaled_dot_product_attention(q, k, v, attn_mask=attn_mask, dropout_p=dropout_p)
+
+
+def sparse_bn_attention(
+    q: torch.Tensor,
+    k: torch.Tensor,
+    v: torch.Tensor,
+    beta: float | torch.Tensor,
+    mask: torch.Tensor | None = None,
+    standardize: bool = False,
+    block: int | None = None,
+    query_scale: int = 1,
+    eps: float = 1e-5,
+    dropout_p: float = 0.0,
+) -> torch.Tensor:
+    """Sparse Attention-BN (Table 10 of 001): :func:`bn_recenter` (mean over *all* real keys, not
+    only the pattern), then :func:`sparse_attention`."""
+    qc, kc = bn_recenter(q, k, beta, mask, standardize, eps)
+    return sparse_attention(qc, kc, v, mask, block, query_scale, dropout_p)
+
+
+def upsample_time(x: torch.Tensor, scale: int, n: int) -> torch.Tensor:
+    """Nearest-neighbour upsampling along time: ``(B, H, M, d)`` -> ``(B, H, n, d)``.
+
+    Step ``i`` takes coarse step ``i // scale`` (each coarse step repeated ``scale`` times, then
+    truncated to ``n``), as in MrsFormer (004, Eq. 17).
+    """
+    if scale == 1:
+        return x[..., :n, :]
+    return x.repeat_interleave(scale, dim=-2)[..., :n, :]

@@ -4,6 +4,10 @@ Head ``s`` attends from full-length queries to keys and values built from the in
 along time by ``scales[s]``. The input is pooled *before* the key/value projections (Remark 5): both
 are linear, so the result equals pooling after projecting, at a fraction of the FLOPs. Heads that
 share a scale share one pooling and one (row-sliced) projection.
+
+Subclasses swap the attention by overriding ``kernel(q, k, v, mask, scale)``, which receives one
+group of heads: full-length queries ``(B, h, N, d)``, pooled keys/values ``(B, h, N_s, d)``, the
+pooled key mask and the pooling factor ``scale`` of those keys (the sparse pattern needs it).
 """
 
 from __future__ import annotations
@@ -50,7 +54,7 @@ class ScaledHeadAttention(MultiHeadProjections):
             "_inverse_order", torch.argsort(torch.tensor(order)), persistent=False
         )
 
-    def kernel(self, q, k, v, mask):  # noqa: D102
+    def kernel(self, q, k, v, mask, scale=1):  # noqa: D102 - scale: the keys' pooling factor
         return softmax_attention(q, k, v, mask, self.dropout_p)
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
@@ -61,7 +65,7 @@ class ScaledHeadAttention(MultiHeadProjections):
             k = self.project_heads(self.k_proj, xs, heads)
             v = self.project_heads(self.v_proj, xs, heads)
             qh = q[:, heads[0] : heads[-1] + 1] if _contiguous(heads) else q[:, list(heads)]
-            outs.append(self.kernel(qh, k, v, ms))
+            outs.append(self.kernel(qh, k, v, ms, scale=scale))
         out = torch.cat(outs, dim=1)
         if not self._identity_order:
             out = out.index_select(1, self._inverse_order)
@@ -92,7 +96,7 @@ class BatchNormScaledHeadAttention(BetaMixin, ScaledHeadAttention):
         super().__init__(d_model, n_heads, dropout=dropout, scales=scales)
         self._init_beta(beta, learn_beta, bn_standardize)
 
-    def kernel(self, q, k, v, mask):  # noqa: D102
+    def kernel(self, q, k, v, mask, scale=1):  # noqa: D102
         return bn_attention(q, k, v, self.beta, mask, self.bn_standardize, dropout_p=self.dropout_p)
 
 

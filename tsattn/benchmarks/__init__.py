@@ -1,1 +1,1 @@
-"""Benchmarks run by ``tsattn bench``: library code that writes CSV, markdown and plots."""
+"""Benchmarks behind ``tsattn compare`` and ``tsattn bench``: library code that writes results."""

@@ -21,6 +21,7 @@ from tsattn._input import SeriesBatch, to_series_batch
 from tsattn.attention.registry import check_model_size, get_attention_class, resolve_hyperparameters
 from tsattn.nn.network import HEADS, TSTransformer
 from tsattn.training import (
+    LR_SCHEDULES,
     Callback,
     TensorData,
     predict_network,
@@ -81,6 +82,8 @@ _PARAMS_DOC = """
     batch_size : int, default=32
     lr : float, default=1e-3
         AdamW learning rate.
+    lr_schedule : {None, "cosine", "plateau"}, default=None
+        Constant rate, cosine annealing over ``max_epochs``, or halving on a validation plateau.
     weight_decay : float, default=0.0
     validation_fraction : float, default=0.1
         Fraction of the training data held out (stratified for classification) for early stopping;
@@ -143,6 +146,7 @@ class BaseTSEstimator(BaseEstimator):
         max_epochs: int = 100,
         batch_size: int = 32,
         lr: float = 1e-3,
+        lr_schedule: str | None = None,
         weight_decay: float = 0.0,
         validation_fraction: float = 0.1,
         patience: int | None = 30,
@@ -174,6 +178,7 @@ class BaseTSEstimator(BaseEstimator):
         self.max_epochs = max_epochs
         self.batch_size = batch_size
         self.lr = lr
+        self.lr_schedule = lr_schedule
         self.weight_decay = weight_decay
         self.validation_fraction = validation_fraction
         self.patience = patience
@@ -209,6 +214,8 @@ class BaseTSEstimator(BaseEstimator):
         _check_float("lr", self.lr, 0.0, float("inf"))
         if self.lr <= 0:
             raise ValueError(f"lr must be > 0, got {self.lr!r}.")
+        if self.lr_schedule not in LR_SCHEDULES:
+            raise ValueError(f"lr_schedule must be one of {LR_SCHEDULES}, got {self.lr_schedule!r}.")
         _check_float("weight_decay", self.weight_decay, 0.0, float("inf"))
         _check_float("validation_fraction", self.validation_fraction, 0.0, 1.0, closed_high=False)
         if self.patience is not None:
@@ -328,6 +335,7 @@ class BaseTSEstimator(BaseEstimator):
                 fixed_len=self.head == "flatten",
                 callbacks=list(self.callbacks or ()),
                 verbose=self.verbose,
+                lr_schedule=self.lr_schedule,
             )
         self.history_ = result.history
         self.best_epoch_ = result.best_epoch

@@ -1,0 +1,76 @@
+"""The main job (`tsattn compare`) and `tsattn bench epoch`, on real bundled data with tiny models."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from aeon.datasets import load_basic_motions, load_japanese_vowels
+
+from tsattn import TSClassifier
+from tsattn.benchmarks.compare import attention_flops_per_sample, compare_attentions, paper_accuracy
+from tsattn.cli import main
+
+TINY = dict(d_model=16, n_heads=2, n_layers=1, dim_feedforward=32, max_epochs=2)
+
+
+def test_paper_accuracy_lookup():
+    assert paper_accuracy("JapaneseVowels", "softmax").startswith("99.46")
+    assert paper_accuracy("JapaneseVowels", "bn_sh").startswith("99.55")
+    assert paper_accuracy("JapaneseVowels", "mrs").startswith("99.10")
+    assert paper_accuracy("NoSuchSet", "softmax") is None
+    assert paper_accuracy("JapaneseVowels", "linear") is None
+
+
+def test_attention_flops_match_the_formula():
+    X, y = load_basic_motions(split="train")  # 6 channels, length 100
+    clf = TSClassifier(**TINY, random_state=0).fit(X, y)
+    n, d = 100, 16
+    expected = 4 * 2 * n * d * d + 2 * (2 * n * n * d)  # four projections, QK^T and AV
+    assert attention_flops_per_sample(clf.module_, n, 6) == expected
+    sh = TSClassifier(**TINY, attention="sh", scales=(1, 2), random_state=0).fit(X, y)
+    assert attention_flops_per_sample(sh.module_, n, 6) < expected
+
+
+def test_compare_attentions_on_japanese_vowels():
+    X, y = load_japanese_vowels(split="train")
+    Xt, yt = load_japanese_vowels(split="test")
+    runs, summary = compare_attentions(
+        X[:60], y[:60], Xt[:40], yt[:40], ["softmax", "bn_sh"], dataset="JapaneseVowels",
+        seeds=(0, 1), estimator_params=TINY,
+    )
+    assert len(runs) == 4 and list(summary.attention) == ["softmax", "bn_sh"]
+    assert runs.accuracy.between(0, 1).all()
+    assert (summary.attention_flops_per_sample > 0).all()
+    assert summary.paper_accuracy.str.startswith("99.").all()
+
+
+def test_compare_command_writes_results(tmp_path, capsys):
+    code = main([
+        "compare", "--attentions", "softmax", "--max-epochs", "1", "--quiet", "--out", str(tmp_path),
+        "--param", "d_model=16", "--param", "n_heads=2", "--param", "n_layers=1",
+    ])
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "JapaneseVowels" in out and "99.46" in out
+    summary = pd.read_csv(tmp_path / "summary.csv")
+    assert list(summary.attention) == ["softmax"]
+
+
+def test_compare_command_rejects_unknown_attention(capsys):
+    assert main(["compare", "--attentions", "nope", "--quiet"]) == 2
+    assert "valid:" in capsys.readouterr().out
+
+
+def test_epoch_time_against_sktime():
+    pytest.importorskip("sktime")
+    from tsattn.benchmarks.epoch_time import epoch_time_vs_sktime
+
+    X, y = load_basic_motions(split="train")
+    frame = epoch_time_vs_sktime(
+        X[:16], y[:16], attentions=("softmax",), d_model=8, n_heads=2, n_layers=1,
+        dim_feedforward=16, batch_size=8, epochs=1,
+    )
+    assert list(frame.model) == ["tsattn TSClassifier(softmax)", "sktime MVTSTransformerClassifier"]
+    assert np.isfinite(frame.seconds_per_epoch).all()
+    assert frame.speedup_vs_sktime.iloc[1] == pytest.approx(1.0)

@@ -1,0 +1,73 @@
+"""The linear-kernel family: ``linear``, ``linear_bn``, ``linear_sh``, ``linear_bn_sh``.
+
+Linear attention (001 Sec. 2.2.1, Katharopoulos et al. 2020) replaces ``exp(q.k/sqrt(d))`` by
+``phi(q).phi(k)`` with ``phi(x) = elu(x) + 1`` and is computed in ``O(N)``
+(:func:`tsattn.attention.functional.linear_attention`). The BN / SH / BN+SH versions (end of
+Sec. 2.3 and Table 5 of 001) put this kernel in place of softmax inside the existing classes, so each
+shares its constructor, hyperparameters and state dict with ``softmax`` / ``bn`` / ``sh`` /
+``bn_sh``; BN recentres both queries and keys, ``phi(q - beta*mu)``, ``phi(k - beta*mu)``.
+
+There are no attention weights to drop out, so ``dropout`` has no effect in this family.
+"""
+
+from __future__ import annotations
+
+from tsattn.attention.batch_norm import BatchNormAttention
+from tsattn.attention.functional import linear_attention, linear_bn_attention
+from tsattn.attention.registry import register_attention
+from tsattn.attention.scaled_heads import BatchNormScaledHeadAttention, ScaledHeadAttention
+from tsattn.attention.softmax import SoftmaxAttention
+
+
+@register_attention("linear")
+class LinearAttention(SoftmaxAttention):
+    """Linear attention with the ``elu + 1`` feature map, ``O(N)`` time and memory.
+
+    Parameters
+    ----------
+    d_model, n_heads : model width and number of heads.
+    dropout : accepted for a uniform signature; unused (no attention matrix is formed).
+    """
+
+    def kernel(self, q, k, v, mask):  # noqa: D102
+        return linear_attention(q, k, v, mask)
+
+
+@register_attention("linear_bn")
+class LinearBatchNormAttention(BatchNormAttention):
+    """Linear Attention-BN: ``phi(q - beta*mu) . phi(k - beta*mu)``.
+
+    Parameters
+    ----------
+    beta, bn_standardize, learn_beta : as in ``bn`` (``beta=0`` gives ``linear``).
+    """
+
+    def kernel(self, q, k, v, mask):  # noqa: D102
+        return linear_bn_attention(q, k, v, self.beta, mask, self.bn_standardize)
+
+
+@register_attention("linear_sh")
+class LinearScaledHeadAttention(ScaledHeadAttention):
+    """Linear Attention-SH: the linear kernel between full-length queries and pooled keys/values.
+
+    Parameters
+    ----------
+    scales : as in ``sh``.
+    """
+
+    def kernel(self, q, k, v, mask, scale=1):  # noqa: D102
+        return linear_attention(q, k, v, mask)
+
+
+@register_attention("linear_bn_sh")
+class LinearBatchNormScaledHeadAttention(BatchNormScaledHeadAttention):
+    """Linear Attention-BN+SH: per head, recentre by the mean of its pooled keys, then linear kernel.
+
+    Parameters
+    ----------
+    scales : as in ``sh``.
+    beta, bn_standardize, learn_beta : as in ``bn``.
+    """
+
+    def kernel(self, q, k, v, mask, scale=1):  # noqa: D102
+        return linear_bn_attention(q, k, v, self.beta, mask, self.bn_standardize)

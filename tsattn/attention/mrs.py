@@ -1,0 +1,105 @@
+"""``mrs`` and ``mrs_linear``: multiresolution-head attention (MrsFormer, 004 Def. 1, Eq. 16-17).
+
+Head ``h`` has a query scale ``s_h`` and a key/value scale ``s'_h``. The input is average-pooled along
+time by ``s_h`` before the query projection and by ``s'_h`` before the key/value projections
+(Remark 4, Eq. 17: pool X, then project; only that head's rows of each projection are computed),
+attention runs at the coarse resolution, and the head's output is upsampled back to ``N`` by
+nearest-neighbour repetition (each coarse step repeated ``s_h`` times, truncated to ``N``) before the
+shared output projection (the sum over heads of Eq. 16 is the concatenation times ``W_O``).
+
+Masks: pooling averages real steps only (a last, shorter window is kept); a key window without a
+real step is masked. A real step always lies in a query window that contains it, so its output only
+depends on real steps. With all scales 1 this is exactly ``softmax`` (``linear`` for ``mrs_linear``);
+with query scales 1 it is ``sh`` with ``scales = key_scales``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import torch
+
+from tsattn.attention.base import MultiHeadProjections, check_scales
+from tsattn.attention.functional import (
+    linear_attention,
+    pool_time,
+    softmax_attention,
+    upsample_time,
+)
+from tsattn.attention.registry import register_attention
+
+
+@register_attention("mrs")
+class MultiresolutionHeadAttention(MultiHeadProjections):
+    """MrsHA with softmax attention inside each head, through SDPA.
+
+    Parameters
+    ----------
+    scales : per-head query (output) scales ``s_h``; default ``(1, 1, 2, 2, 4, 4, 8, 8)`` for 8 heads
+        (004 Sec. 3.1), ``(1, 2)`` for 2 heads (Sec. 3.2, 4.1).
+    key_scales : per-head key/value scales ``s'_h``; default equal to ``scales`` (as in 004).
+
+    Shapes: ``forward(x (B, N, d_model), mask (B, N) | None) -> (B, N, d_model)``.
+    """
+
+    def __init__(
+        self,
+        d_model: int,
+        n_heads: int,
+        *,
+        dropout: float = 0.0,
+        scales: Sequence[int] | None = None,
+        key_scales: Sequence[int] | None = None,
+    ) -> None:
+        super().__init__(d_model, n_heads, dropout)
+        self.scales = check_scales(scales, n_heads)
+        self.key_scales = (
+            self.scales if key_scales is None else check_scales(key_scales, n_heads, "key_scales")
+        )
+        groups: dict[tuple[int, int], list[int]] = {}
+        for head, pair in enumerate(zip(self.scales, self.key_scales, strict=True)):
+            groups.setdefault(pair, []).append(head)
+        self.groups = [(s, sk, tuple(h)) for (s, sk), h in sorted(groups.items())]
+        order = [h for *_, heads in self.groups for h in heads]
+        self._identity_order = order == list(range(n_heads))
+        self.register_buffer(
+            "_inverse_order", torch.argsort(torch.tensor(order)), persistent=False
+        )
+
+    def kernel(self, q, k, v, mask):  # noqa: D102 - coarse (B,h,Nq_s,d) queries, (B,h,Nk_s,d) keys
+        return softmax_attention(q, k, v, mask, self.dropout_p)
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+        n = x.shape[1]
+        pooled: dict[int, tuple[torch.Tensor, torch.Tensor | None]] = {}
+
+        def pool(scale: int):
+            if scale not in pooled:
+                pooled[scale] = pool_time(x, scale, mask)
+            return pooled[scale]
+
+        outs = []
+        for s, sk, heads in self.groups:
+            xq, _ = pool(s)
+            xk, mk = pool(sk)
+            q = self.project_heads(self.q_proj, xq, heads)
+            k = self.project_heads(self.k_proj, xk, heads)
+            v = self.project_heads(self.v_proj, xk, heads)
+            outs.append(upsample_time(self.kernel(q, k, v, mk), s, n))
+        out = torch.cat(outs, dim=1)
+        if not self._identity_order:
+            out = out.index_select(1, self._inverse_order)
+        return self.out_proj(self.merge_heads(out))
+
+
+@register_attention("mrs_linear")
+class MultiresolutionHeadLinearAttention(MultiresolutionHeadAttention):
+    """MrsHA with the linear (``elu + 1``) kernel inside each head (MrsLinear, 004 Table 5).
+
+    Parameters
+    ----------
+    scales, key_scales : as in ``mrs``. ``dropout`` is unused (no attention matrix).
+    """
+
+    def kernel(self, q, k, v, mask):  # noqa: D102
+        return linear_attention(q, k, v, mask)

@@ -1,0 +1,186 @@
+"""``s3``: S3Attention, smoothed skeleton sketching attention (002 Sec. 3, Algorithms 1-2).
+
+A whole attention block on the tokens ``X`` ``(B, N, D)``:
+
+1. Smoother (Sec. 3.2, Eq. 3-4, Algorithm 2). Average ``X`` over ``r`` contiguous segments of the
+   hidden dimension (``XS``: column ``c`` holds the mean of segment ``c // (D / r)``, Eq. 4), take the
+   rFFT along time, multiply by a learnable complex filter ``L`` ``(max_len // 2 + 1, D)``
+   (Kaiming-normal, exactly Algorithm 2's ``kaiming_normal_(mode='fan_in', nonlinearity='relu')`` on
+   its real/imaginary tensor), inverse rFFT; concatenate with ``X``, ``Conv1d(2D -> D, 3, 'same')``,
+   BatchNorm over the ``D`` channels, ReLU, dropout.
+2. Skeleton attention (Sec. 3.1, Eq. 1, Algorithm 1) on ``Q, K, V`` projected from the smoothed tokens:
+   ``V1 = softmax(Q K[idx1]^T / sqrt(d)) V[idx1]`` over ``s1`` sampled time steps and
+   ``V2 = V[:, idx2] softmax(K[:, idx2]^T Q / sqrt(N))`` over ``s2`` sampled feature columns of each
+   head (softmax over the sampled columns), output ``out_proj((LN1(V1) + LN2(V2)) / 2)``. Both
+   products go through ``scaled_dot_product_attention`` (the column attention with the roles of
+   time and features swapped). The output projection is the ``W_O`` of the surrounding attention
+   layer in 002's code base; Algorithm 1 itself returns the LayerNorm average.
+
+Length. ``L`` has one row per frequency, so it needs a length at construction: ``max_len`` (default
+512). A series with ``N <= max_len`` steps is zero-padded to ``max_len`` before the rFFT and the
+result is truncated back to ``N``, exactly as Algorithm 2's ``rfft(u, n=seq_len)``; ``N > max_len``
+raises. Set ``max_len`` to the longest series (the estimators do).
+
+Index sets. Drawn once at construction from a generator seeded from torch's global RNG and kept as
+persistent buffers (saved in the state dict): ``time_order``, a random permutation of
+``range(max_len)``, and ``feature_index``, ``s2`` sorted columns of ``range(head_dim)`` (all of them
+when ``s2 >= head_dim``). A sample with ``n`` real steps uses as ``idx1`` the first ``s1`` entries of
+``time_order`` that are ``< n`` (a uniform ``s1``-subset of ``range(n)``; all of it when
+``s1 >= n``), read as ranks among its real steps, so sampled steps are always real steps of that
+sample and do not move when padding is appended.
+
+Masks: what is guaranteed. Padded steps are zeroed before the segment average/FFT and before the
+stem convolution (so they add nothing to any Fourier or convolution sum; they keep their place in
+time, so padding *inside* a series acts as zeros there); BatchNorm statistics in training are
+computed over real steps only; padded steps are never sampled; the column attention sums over real
+steps and scales by ``sqrt(n)`` with ``n`` the sample's real length. Hence appending padded steps
+changes nothing at real steps, in training and in evaluation. (Through the batch statistics of
+BatchNorm, in training mode one sample's output depends on the other real samples of the batch, as
+with any BatchNorm.)
+
+``dropout`` is used for the smoother's dropout and on both attention weight matrices.
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from tsattn.attention.base import MultiHeadProjections, check_positive_int
+from tsattn.attention.registry import register_attention
+from tsattn.nn.norm import MaskedBatchNorm1d
+
+
+class Smoother(nn.Module):
+    """The smoother of 002 (Algorithm 2): Fourier convolution plus convolution stem.
+
+    Shapes: ``forward(x (B, N, D), mask (B, N) | None) -> (B, N, D)``, ``N <= max_len``.
+    """
+
+    def __init__(self, d_model: int, r: int, max_len: int, dropout: float) -> None:
+        super().__init__()
+        self.r = r
+        self.max_len = max_len
+        self.filter = nn.Parameter(torch.empty(max_len // 2 + 1, d_model, 2))
+        nn.init.kaiming_normal_(self.filter, mode="fan_in", nonlinearity="relu")
+        self.conv = nn.Conv1d(2 * d_model, d_model, kernel_size=3, padding=1)
+        self.norm = MaskedBatchNorm1d(d_model)
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+        b, n, d = x.shape
+        if n > self.max_len:
+            raise ValueError(
+                f"s3 was built with max_len={self.max_len} but got a series of {n} steps: its "
+                f"Fourier filter has max_len // 2 + 1 frequencies. Build it with max_len >= {n}."
+            )
+        keep = None if mask is None else mask.to(x.dtype)[..., None]
+        if keep is not None:
+            x = x * keep
+        u = x.reshape(b, n, self.r, d // self.r).mean(dim=-1)  # (B, N, r) segment averages
+        spec = torch.fft.rfft(u, n=self.max_len, dim=1).repeat_interleave(d // self.r, dim=-1)
+        smooth = torch.fft.irfft(spec * torch.view_as_complex(self.filter), n=self.max_len, dim=1)
+        h = torch.cat([smooth[:, :n], x], dim=-1)
+        if keep is not None:
+            h = h * keep
+        h = self.conv(h.transpose(1, 2)).transpose(1, 2)
+        return self.dropout(F.relu(self.norm(h, mask)))
+
+
+@register_attention("s3")
+class S3Attention(MultiHeadProjections):
+    """S3Attention: smoother, then skeleton (sampled rows and columns) attention.
+
+    Parameters
+    ----------
+    r : number of segment averages over the hidden dimension in the smoother (``d_model % r == 0``).
+        Default 8 (002 Table 8).
+    s1 : number of sampled time steps (token sampling). Default 8; ``s1 >= n`` uses every real step.
+    s2 : number of sampled feature columns per head (feature sampling). Default 8; ``s2 >= head_dim``
+        uses every column.
+    max_len : longest series the Fourier filter covers (its frequencies are those of length
+        ``max_len``); shorter series are zero-padded to it. Default 512.
+
+    Shapes: ``forward(x (B, N, d_model), mask (B, N) | None) -> (B, N, d_model)``.
+    """
+
+    def __init__(
+        self,
+        d_model: int,
+        n_heads: int,
+        *,
+        dropout: float = 0.0,
+        r: int = 8,
+        s1: int = 8,
+        s2: int = 8,
+        max_len: int = 512,
+    ) -> None:
+        super().__init__(d_model, n_heads, dropout)
+        self.r = check_positive_int("r", r)
+        if d_model % self.r:
+            divisors = [c for c in range(1, d_model + 1) if d_model % c == 0]
+            raise ValueError(
+                f"r={r} must divide d_model={d_model} (the hidden dimension is cut into r equal "
+                f"segments). Choose one of {divisors}."
+            )
+        self.s1 = check_positive_int("s1", s1)
+        self.s2 = check_positive_int("s2", s2)
+        self.max_len = check_positive_int("max_len", max_len)
+        self.smoother = Smoother(d_model, self.r, self.max_len, self.dropout)
+        self.ln1 = nn.LayerNorm(d_model)
+        self.ln2 = nn.LayerNorm(d_model)
+        seed = int(torch.randint(0, 2**62, (1,)).item())
+        gen = torch.Generator().manual_seed(seed)
+        self.register_buffer("time_order", torch.randperm(self.max_len, generator=gen))
+        cols = torch.randperm(self.head_dim, generator=gen)[: self.s2]
+        self.register_buffer("feature_index", torch.sort(cols).values)
+
+    def sample_steps(self, mask: torch.Tensor | None, b: int, n: int, device) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """Sampled time steps ``(B, min(s1, max_len))`` and their validity (``None``: all valid)."""
+        real = torch.ones(b, n, dtype=torch.bool, device=device) if mask is None else mask
+        counts = real.sum(dim=1, keepdim=True)
+        order = self.time_order.to(device)
+        usable = order[None, :] < counts  # (B, max_len)
+        keep = usable & (usable.cumsum(dim=1) <= self.s1)
+        slots = torch.argsort((~keep).to(torch.int8), dim=1, stable=True)[:, : self.s1]
+        ranks = order[slots]
+        valid = keep.gather(1, slots)
+        real_positions = torch.argsort((~real).to(torch.int8), dim=1, stable=True)
+        positions = real_positions.gather(1, ranks.clamp(max=n - 1))
+        return positions, None if bool(valid.all()) else valid
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+        b, n, _ = x.shape
+        h = self.smoother(x, mask)
+        q = self.project_heads(self.q_proj, h)
+        k = self.project_heads(self.k_proj, h)
+        v = self.project_heads(self.v_proj, h)
+        d = self.head_dim
+
+        # Token sampling: every query attends to the s1 sampled (real) steps.
+        positions, valid = self.sample_steps(mask, b, n, x.device)
+        gather = positions[:, None, :, None].expand(-1, self.n_heads, -1, d)
+        v1 = F.scaled_dot_product_attention(
+            q, k.gather(2, gather), v.gather(2, gather),
+            attn_mask=None if valid is None else valid[:, None, None, :],
+            dropout_p=self.dropout_p,
+        )
+
+        # Feature sampling: the d columns of Q attend to the s2 sampled columns of K over time.
+        idx = self.feature_index
+        if mask is not None:
+            keep = mask.to(q.dtype)[:, None, :, None]
+            q, k = q * keep, k * keep
+            length = mask.sum(dim=1).to(q.dtype)
+        else:
+            length = torch.full((b,), float(n), dtype=q.dtype, device=x.device)
+        q_cols = (q / length.sqrt()[:, None, None, None]).transpose(-2, -1)  # (B, H, d, N)
+        k_cols = k[..., idx].transpose(-2, -1)  # (B, H, s2, N)
+        v_cols = v[..., idx].transpose(-2, -1)  # (B, H, s2, N)
+        v2 = F.scaled_dot_product_attention(
+            q_cols, k_cols, v_cols, dropout_p=self.dropout_p, scale=1.0
+        ).transpose(-2, -1)  # (B, H, N, d)
+
+        out = (self.ln1(self.merge_heads(v1)) + self.ln2(self.merge_heads(v2))) / 2
+        return self.out_proj(out)

@@ -1,0 +1,127 @@
+"""Train several attention variants on one classification dataset and tabulate them side by side.
+
+This is the main job of the ``tsattn compare`` command: test accuracy (mean and std over seeds), fit
+seconds, trainable parameters, attention FLOPs per sample, and the paper's accuracy for the same
+dataset and variant where one is published.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import torch
+
+__all__ = ["compare_attentions", "attention_flops_per_sample", "paper_accuracy", "PAPER_COLUMNS"]
+
+#: Catalogue column holding each variant's published accuracy (001 Tables 1/9, 004 Table 1).
+PAPER_COLUMNS = {
+    "softmax": "softmax",
+    "bn": "Attention-BN",
+    "sh": "Attention-SH",
+    "bn_sh": "Attention-BN+SH",
+    "mrs": "MrsFormer",
+}
+
+
+def paper_accuracy(dataset: str, attention: str) -> str | None:
+    """The published test accuracy (%) of ``attention`` on UEA ``dataset``, as printed, or None."""
+    from tsattn.datasets import catalogue
+
+    column = PAPER_COLUMNS.get(attention)
+    if column is None:
+        return None
+    for table in catalogue()["published"]:
+        if table.get("archive") != "uea" or column not in table["columns"]:
+            continue
+        row = table["rows"].get(dataset)
+        if row is not None:
+            return f"{row[table['columns'].index(column)]} ({table['source'].split(' (')[0]})"
+    return None
+
+
+def attention_flops_per_sample(module: torch.nn.Module, length: int, n_channels: int) -> int:
+    """FLOPs spent inside the attention modules for one series of ``length`` steps (forward).
+
+    Counted with :class:`torch.utils.flop_counter.FlopCounterMode` (projections, score and value
+    products); importing :mod:`tsattn.analysis` registers the formula that counts SDPA on CPU.
+    """
+    try:  # registers FLOP formulas for SDPA kernels that torch does not count on CPU
+        import tsattn.analysis  # noqa: F401
+    except ImportError:  # pragma: no cover - analysis is part of the package
+        pass
+    from torch.utils.flop_counter import FlopCounterMode
+
+    device = next(module.parameters()).device
+    x = torch.zeros(1, length, n_channels, device=device)
+    names = {name for name, _ in module.named_modules() if name.endswith("attention")}
+    counter = FlopCounterMode(display=False)
+    module.eval()
+    with torch.no_grad(), counter:
+        module(x, None)
+    counts = counter.get_flop_counts()
+    total = 0
+    for key, per_op in counts.items():
+        if key.split(".", 1)[-1] in names:
+            total += sum(per_op.values())
+    return int(total)
+
+
+def compare_attentions(
+    X_train: Any,
+    y_train: Any,
+    X_test: Any,
+    y_test: Any,
+    attentions: Sequence[str],
+    *,
+    dataset: str | None = None,
+    seeds: Sequence[int] = (0,),
+    estimator_params: dict[str, Any] | None = None,
+    verbose: int = 0,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Fit a :class:`tsattn.TSClassifier` per attention and seed; score it on the test split once.
+
+    Returns
+    -------
+    runs : one row per (attention, seed): accuracy, fit seconds, epochs.
+    summary : one row per attention: mean/std accuracy (%), mean fit seconds, parameters, attention
+        FLOPs per sample (at the longest training length), and the paper's accuracy.
+    """
+    from tsattn import TSClassifier
+
+    rows = []
+    summary = []
+    for attention in attentions:
+        clf = None
+        for seed in seeds:
+            params = {"attention": attention, "random_state": seed, **(estimator_params or {})}
+            clf = TSClassifier(**params)
+            t0 = time.perf_counter()
+            clf.fit(X_train, y_train)
+            fit_s = time.perf_counter() - t0
+            acc = float(np.mean(clf.predict(X_test) == np.asarray(y_test)))
+            rows.append(
+                {"attention": attention, "seed": seed, "accuracy": acc, "fit_seconds": fit_s,
+                 "epochs": clf.n_epochs_, "best_epoch": clf.best_epoch_}
+            )
+            if verbose:
+                print(f"{attention:>10s} seed {seed}: accuracy {100 * acc:.2f}%, fit {fit_s:.1f} s")
+        accs = np.array([r["accuracy"] for r in rows if r["attention"] == attention])
+        fits = np.array([r["fit_seconds"] for r in rows if r["attention"] == attention])
+        summary.append(
+            {
+                "attention": attention,
+                "accuracy_mean": 100 * accs.mean(),
+                "accuracy_std": 100 * accs.std(),
+                "fit_seconds": fits.mean(),
+                "parameters": sum(p.numel() for p in clf.module_.parameters() if p.requires_grad),
+                "attention_flops_per_sample": attention_flops_per_sample(
+                    clf.module_, clf.series_length_, clf.n_channels_
+                ),
+                "paper_accuracy": paper_accuracy(dataset, attention) if dataset else None,
+            }
+        )
+    return pd.DataFrame(rows), pd.DataFrame(summary)

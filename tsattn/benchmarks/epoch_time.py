@@ -1,0 +1,87 @@
+"""Per-epoch training time of ``TSClassifier`` against sktime's ``MVTSTransformerClassifier``.
+
+Both train the same architecture size (``d_model``, heads, layers, feed-forward width, batch size) on
+the same data in one process, one after the other. tsattn's epoch time is the median of its
+``history_`` durations (no validation split, so an epoch is only training); sktime's is the
+difference between a fit of ``1 + epochs`` epochs and a fit of 1 epoch, divided by ``epochs``, so its
+one-off set-up cost is not counted against it.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["epoch_time_vs_sktime"]
+
+
+def _sktime_epoch_seconds(X, y, sizes: dict[str, int], epochs: int, seed: int) -> float:
+    try:
+        from sktime.classification.deep_learning import MVTSTransformerClassifier
+    except ImportError as err:  # pragma: no cover - depends on the environment
+        raise ImportError(
+            "the comparison needs sktime: pip install 'tsattn[sktime]'"
+        ) from err
+
+    def fit_seconds(n_epochs: int) -> float:
+        model = MVTSTransformerClassifier(
+            d_model=sizes["d_model"], n_heads=sizes["n_heads"], num_layers=sizes["n_layers"],
+            dim_feedforward=sizes["dim_feedforward"], batch_size=sizes["batch_size"],
+            num_epochs=n_epochs, random_state=seed, verbose=False,
+        )
+        t0 = time.perf_counter()
+        model.fit(X, y)
+        return time.perf_counter() - t0
+
+    one = fit_seconds(1)
+    more = fit_seconds(1 + epochs)
+    return (more - one) / epochs
+
+
+def epoch_time_vs_sktime(
+    X: np.ndarray,
+    y: np.ndarray,
+    *,
+    attentions: tuple[str, ...] = ("softmax", "bn_sh"),
+    d_model: int = 64,
+    n_heads: int = 8,
+    n_layers: int = 3,
+    dim_feedforward: int = 256,
+    batch_size: int = 32,
+    epochs: int = 3,
+    device: str = "cpu",
+    seed: int = 0,
+    include_sktime: bool = True,
+) -> pd.DataFrame:
+    """Seconds per training epoch for each tsattn attention and for sktime's MVTS transformer.
+
+    ``X`` is ``(n, channels, length)`` (sktime needs equal lengths). Returns one row per model with
+    ``seconds_per_epoch`` and ``speedup_vs_sktime`` (sktime's time divided by the row's).
+    """
+    from tsattn import TSClassifier
+
+    sizes = dict(d_model=d_model, n_heads=n_heads, n_layers=n_layers,
+                 dim_feedforward=dim_feedforward, batch_size=batch_size)
+    rows: list[dict[str, Any]] = []
+    for attention in attentions:
+        clf = TSClassifier(
+            attention=attention, **sizes, max_epochs=1 + epochs, validation_fraction=0.0,
+            patience=None, device=device, random_state=seed,
+        ).fit(X, y)
+        durations = [r["dur"] for r in clf.history_[1:]]  # the first epoch warms up
+        rows.append({"model": f"tsattn TSClassifier({attention})",
+                     "seconds_per_epoch": float(np.median(durations))})
+    if include_sktime:
+        rows.append({"model": "sktime MVTSTransformerClassifier",
+                     "seconds_per_epoch": _sktime_epoch_seconds(X, y, sizes, epochs, seed)})
+        ref = rows[-1]["seconds_per_epoch"]
+        for row in rows:
+            row["speedup_vs_sktime"] = ref / row["seconds_per_epoch"]
+    frame = pd.DataFrame(rows)
+    for key, value in {**sizes, "epochs": epochs, "device": device, "n_series": len(X),
+                       "series_length": np.asarray(X).shape[-1]}.items():
+        frame[key] = value
+    return frame

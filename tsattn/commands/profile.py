@@ -1,0 +1,88 @@
+"""``tsattn profile``: FLOPs, time and memory of attention variants as ratios to softmax.
+
+Writes ``profile.csv`` (one row per variant, N, D), ``growth.csv`` (fitted exponents of time, memory
+and FLOPs vs N) and ``profile.png`` (ratios vs N, one line per D, as 001 Fig. 1-4) to ``--out``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+from pathlib import Path
+from typing import Any
+
+__all__ = ["register", "run", "parse_hyper"]
+
+
+def parse_hyper(items: list[str] | None) -> dict[str, Any]:
+    """``["scales=1,2", "r=8", "s3.s1=16"]`` -> ``{"scales": (1, 2), "r": 8, "s3": {"s1": 16}}``."""
+    out: dict[str, Any] = {}
+    for item in items or []:
+        if "=" not in item:
+            raise ValueError(f"--hyper expects KEY=VALUE (e.g. scales=1,2), got {item!r}.")
+        key, raw = item.split("=", 1)
+        try:
+            value = ast.literal_eval(raw)
+        except (ValueError, SyntaxError):
+            value = raw
+        if isinstance(value, list):
+            value = tuple(value)
+        if "." in key:
+            variant, key = key.split(".", 1)
+            out.setdefault(variant, {})[key] = value
+        else:
+            out[key] = value
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    import torch
+
+    from tsattn.analysis import growth_exponents, plot_ratios, profile_attention
+
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    df = profile_attention(
+        args.variants,
+        args.lengths,
+        args.d_models,
+        n_heads=args.n_heads,
+        batch_size=args.batch_size,
+        repeats=args.repeats,
+        device=args.device,
+        hyper=parse_hyper(args.hyper),
+    )
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    df.to_csv(out / "profile.csv", index=False)
+    growth = growth_exponents(df)
+    growth.to_csv(out / "growth.csv", index=False)
+    plot_ratios(df, out / "profile.png")
+    cols = ["variant", "N", "D", "flops_train_ratio", "time_train_s_ratio", "time_fwd_s_ratio",
+            "mem_train_bytes_ratio", "mem_fwd_bytes_ratio"]
+    print(df[cols].to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+    print()
+    print(growth.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
+    print(f"\nwrote {out / 'profile.csv'}, {out / 'growth.csv'}, {out / 'profile.png'}")
+    return 0
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "profile",
+        help="FLOPs, time and memory of attention variants relative to softmax",
+        description=__doc__,
+    )
+    p.add_argument("--variants", nargs="+", default=["bn_sh", "s3", "linear", "mrs", "long_short",
+                                                       "softmax_explicit"])
+    p.add_argument("--lengths", nargs="+", type=int, default=[512, 1024, 2048, 4096])
+    p.add_argument("--d-models", nargs="+", type=int, default=[64])
+    p.add_argument("--n-heads", type=int, default=2)
+    p.add_argument("--batch-size", type=int, default=4)
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--device", default="cpu")
+    p.add_argument("--threads", type=int, default=0, help="torch threads (0: leave as is)")
+    p.add_argument("--hyper", nargs="*", metavar="KEY=VALUE",
+                   help="hyperparameters, e.g. scales=1,2 r=8 (or VARIANT.KEY=VALUE for one variant)")
+    p.add_argument("--out", default="profile_results")
+    p.set_defaults(func=run)
