@@ -260,6 +260,13 @@ def test_same_random_state_same_forecasts_and_pickle(tmp_path):
     assert clone(a).set_params(horizon=3).get_params()["horizon"] == 3
 
 
+def test_lr_schedule_is_a_tunable_parameter():
+    f = TSForecaster(**TINY, lr_schedule="cosine").fit(_frame().to_numpy())
+    assert clone(f).get_params()["lr_schedule"] == "cosine" and np.isfinite(f.predict()).all()
+    with pytest.raises(ValueError, match="lr_schedule"):
+        TSForecaster(**TINY, lr_schedule="step").fit(_frame().to_numpy())
+
+
 def test_ctrl_c_keeps_best_weights():
     class Interrupt(Callback):
         def on_epoch_end(self, estimator, record):

@@ -77,7 +77,7 @@ class TSForecaster(BaseTSEstimator):
         None uses all. Bounds the cost of an epoch on long series.
     d_model, n_heads, n_layers, dim_feedforward : int, default=32, 4, 2, 64
     dropout, norm, attention hyperparameters, max_epochs, batch_size, lr, weight_decay,
-    validation_fraction, patience, device, random_state, verbose, callbacks
+    validation_fraction, patience, device, random_state, verbose, callbacks, lr_schedule
         As for :class:`tsattn.TSClassifier` (defaults here: ``max_epochs=30``, ``patience=5``,
         ``lr=1e-3``, ``batch_size=32``); ``batch_size`` counts windows.
 
@@ -130,6 +130,7 @@ class TSForecaster(BaseTSEstimator):
         max_epochs: int = 30,
         batch_size: int = 32,
         lr: float = 1e-3,
+        lr_schedule: str | None = None,
         weight_decay: float = 0.0,
         validation_fraction: float = 0.1,
         patience: int | None = 5,
@@ -143,7 +144,7 @@ class TSForecaster(BaseTSEstimator):
             dim_feedforward=dim_feedforward, dropout=dropout, norm=norm, head=head, beta=beta,
             bn_standardize=bn_standardize, learn_beta=learn_beta, scales=scales,
             key_scales=key_scales, kernel_size=kernel_size, window=window, rank=rank, r=r, s1=s1,
-            s2=s2, block=block, max_epochs=max_epochs, batch_size=batch_size, lr=lr,
+            s2=s2, block=block, max_epochs=max_epochs, batch_size=batch_size, lr=lr, lr_schedule=lr_schedule,
             weight_decay=weight_decay, validation_fraction=validation_fraction, patience=patience,
             device=device, random_state=random_state, verbose=verbose, callbacks=callbacks,
         )  # fmt: skip
@@ -266,6 +267,7 @@ class TSForecaster(BaseTSEstimator):
                 fixed_len=True,
                 callbacks=list(self.callbacks or ()),
                 verbose=self.verbose,
+                lr_schedule=self.lr_schedule,
             )
         self.history_ = result.history
         self.best_epoch_ = result.best_epoch
