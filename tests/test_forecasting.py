@@ -283,3 +283,12 @@ def test_ctrl_c_keeps_best_weights():
 def test_progress_bar_when_verbose(capsys):
     TSForecaster(**{**TINY, "max_epochs": 1}, verbose=1).fit(_frame().to_numpy())
     assert "fit TSForecaster" in capsys.readouterr().err
+
+
+def test_forecaster_exposes_every_base_parameter():
+    import inspect
+
+    from tsattn.estimators.base import BaseTSEstimator
+
+    base = set(inspect.signature(BaseTSEstimator.__init__).parameters)
+    assert base <= set(inspect.signature(TSForecaster.__init__).parameters)

@@ -1,5 +1,5 @@
-"""The sktime adapter: sktime's own estimator checks (a representative subset by default, all of
-them marked slow) and a run inside sktime's evaluation and pipelines."""
+"""The sktime adapters: sktime's own estimator checks (a representative subset by default, all of
+them marked slow) and runs inside sktime's evaluation, pipelines and model selection."""
 
 from __future__ import annotations
 
@@ -11,7 +11,11 @@ pytest.importorskip("sktime")
 
 from sktime.utils.estimator_checks import check_estimator  # noqa: E402
 
-from tsattn.adapters.sktime import TSAttnForecaster  # noqa: E402
+from tsattn.adapters.sktime import (  # noqa: E402
+    TSAttnClassifier,
+    TSAttnForecaster,
+    TSAttnRegressor,
+)
 
 # Fitting, params, pickling, side effects, tags. test_predict_time_index (216 cases, ~35 s here)
 # and test_update_predict_predicted_index (~65 s) run in the slow, complete check.
@@ -38,9 +42,38 @@ def test_sktime_checks_subset():
     _assert_passed(check_estimator(TSAttnForecaster, tests_to_run=SUBSET, verbose=False))
 
 
+COLLECTION_SUBSET = [
+    "test_fit_idempotent",
+    "test_persistence_via_pickle",
+    "test_methods_have_no_side_effects",
+    "test_classifier_output",
+    "test_regressor_output",
+    "test_random_tags",
+    "test_set_params",
+]
+
+
+@pytest.mark.parametrize("cls", [TSAttnClassifier, TSAttnRegressor])
+def test_sktime_collection_checks_subset(cls):
+    _assert_passed(check_estimator(cls, tests_to_run=COLLECTION_SUBSET, verbose=False))
+
+
 @pytest.mark.slow
-def test_sktime_checks_all():
-    _assert_passed(check_estimator(TSAttnForecaster, verbose=False))
+@pytest.mark.parametrize("cls", [TSAttnForecaster, TSAttnClassifier, TSAttnRegressor])
+def test_sktime_checks_all(cls):
+    # about 45 s, 20 s and 7 s here (690, 204 and 110 checks)
+    _assert_passed(check_estimator(cls, verbose=False))
+
+
+def test_classifier_probabilities_follow_sktime_class_order():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(20, 2, 12))
+    y = np.array(["b", "a"] * 10)
+    X[y == "a", :, 6:] += 3
+    clf = TSAttnClassifier(**{**TSAttnClassifier.get_test_params()[0], "max_epochs": 20}).fit(X, y)
+    proba = clf.predict_proba(X)
+    assert list(clf.classes_) == ["a", "b"] and proba.shape == (20, 2)
+    np.testing.assert_array_equal(clf.classes_[proba.argmax(1)], clf.predict(X))
 
 
 def test_runs_in_sktime_evaluate_and_pipeline():

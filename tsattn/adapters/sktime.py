@@ -10,13 +10,15 @@ import numpy as np
 import pandas as pd
 
 try:
+    from sktime.classification.base import BaseClassifier
     from sktime.forecasting.base import BaseForecaster
+    from sktime.regression.base import BaseRegressor
 except ImportError as err:  # pragma: no cover - depends on the environment
     raise ImportError(
         "tsattn.adapters.sktime needs sktime, which is not installed: pip install 'tsattn[sktime]'"
     ) from err
 
-__all__ = ["TSAttnForecaster"]
+__all__ = ["TSAttnForecaster", "TSAttnClassifier", "TSAttnRegressor"]
 
 
 class TSAttnForecaster(BaseForecaster):
@@ -155,3 +157,117 @@ class TSAttnForecaster(BaseForecaster):
             random_state=0,
         )  # fmt: skip
         return [tiny, {**tiny, "head": "linear", "channel_independent": False, "patch_len": 1}]
+
+
+_COLLECTION_PARAMS = (
+    "attention", "d_model", "n_heads", "n_layers", "dim_feedforward", "dropout", "norm", "head",
+    "max_epochs", "batch_size", "lr", "validation_fraction", "patience", "device", "random_state",
+    "verbose",
+)  # fmt: skip
+
+_COLLECTION_TAGS = {
+    "authors": ["tsattn developers"],
+    "python_dependencies": ["torch"],
+    "capability:multivariate": True,
+    "capability:random_state": True,
+    "X_inner_mtype": "numpy3D",
+}
+
+
+class _CollectionMixin:
+    """Shared constructor and fitting of the classifier and regressor adapters."""
+
+    _estimator_cls: str
+
+    def __init__(
+        self,
+        attention: str = "softmax",
+        d_model: int = 64,
+        n_heads: int = 8,
+        n_layers: int = 3,
+        dim_feedforward: int = 256,
+        dropout: float = 0.1,
+        norm: str = "batch",
+        head: str = "pool",
+        max_epochs: int = 100,
+        batch_size: int = 32,
+        lr: float = 1e-3,
+        validation_fraction: float = 0.1,
+        patience: int | None = 30,
+        device: str = "auto",
+        random_state: int | None = None,
+        verbose: int = 0,
+        estimator_params: dict | None = None,
+    ) -> None:
+        self.attention = attention
+        self.d_model = d_model
+        self.n_heads = n_heads
+        self.n_layers = n_layers
+        self.dim_feedforward = dim_feedforward
+        self.dropout = dropout
+        self.norm = norm
+        self.head = head
+        self.max_epochs = max_epochs
+        self.batch_size = batch_size
+        self.lr = lr
+        self.validation_fraction = validation_fraction
+        self.patience = patience
+        self.device = device
+        self.random_state = random_state
+        self.verbose = verbose
+        self.estimator_params = estimator_params
+        super().__init__()
+
+    def _fit(self, X, y):
+        import tsattn
+
+        params = {name: getattr(self, name) for name in _COLLECTION_PARAMS}
+        params.update(self.estimator_params or {})
+        self.estimator_ = getattr(tsattn, self._estimator_cls)(**params).fit(X, y)
+        return self
+
+    def _predict(self, X):
+        return self.estimator_.predict(X)
+
+    @classmethod
+    def get_test_params(cls, parameter_set: str = "default"):
+        tiny = dict(
+            attention="softmax", d_model=8, n_heads=2, n_layers=1, dim_feedforward=16,
+            max_epochs=2, validation_fraction=0.0, device="cpu", random_state=0,
+        )  # fmt: skip
+        return [tiny, {**tiny, "attention": "bn_sh", "norm": "layer"}]
+
+
+class TSAttnClassifier(_CollectionMixin, BaseClassifier):
+    """sktime classifier wrapping :class:`tsattn.TSClassifier` (parameters as there;
+    ``estimator_params`` passes any other, e.g. ``{"beta": 0.5}``).
+
+    Examples
+    --------
+    >>> from sktime.datasets import load_basic_motions
+    >>> from tsattn.adapters.sktime import TSAttnClassifier
+    >>> X, y = load_basic_motions(split="train", return_type="numpy3D")
+    >>> clf = TSAttnClassifier(attention="bn_sh", max_epochs=2).fit(X, y)  # doctest: +SKIP
+    """
+
+    _estimator_cls = "TSClassifier"
+    _tags = {**_COLLECTION_TAGS, "capability:predict_proba": True}
+
+    def _predict_proba(self, X):
+        proba = self.estimator_.predict_proba(X)
+        order = [list(self.estimator_.classes_).index(c) for c in self.classes_]
+        return proba[:, order]
+
+
+class TSAttnRegressor(_CollectionMixin, BaseRegressor):
+    """sktime regressor wrapping :class:`tsattn.TSRegressor` (parameters as
+    :class:`TSAttnClassifier`).
+
+    Examples
+    --------
+    >>> from tsattn.adapters.sktime import TSAttnRegressor
+    >>> reg = TSAttnRegressor(attention="softmax", max_epochs=2)  # doctest: +SKIP
+    """
+
+    _estimator_cls = "TSRegressor"
+    _tags = dict(_COLLECTION_TAGS)
