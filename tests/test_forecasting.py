@@ -123,6 +123,8 @@ def test_s3_attention_when_registered(head):
     y = _frame(60, 2).to_numpy()
     f = TSForecaster(**{**TINY, "attention": "s3", "max_epochs": 1}, head=head).fit(y)
     assert np.isfinite(f.predict()).all()
+    # s3's Fourier filter spans exactly the 16 / 4 tokens of a window, not its default 512 steps
+    assert f.module_.encoder.layers[0].attention.max_len == 4
 
 
 def test_default_attention_is_s3():

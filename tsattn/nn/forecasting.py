@@ -14,7 +14,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from tsattn.attention import build_attention
+from tsattn.attention import attention_hyperparameters, build_attention
 from tsattn.nn.encoder import EncoderLayer, SinusoidalPositionalEncoding, TransformerEncoder
 
 __all__ = [
@@ -141,13 +141,18 @@ class ForecastingTransformer(nn.Module):
         self.n_tokens = -(-context_length // patch_len)
         self.pad = self.n_tokens * patch_len - context_length
         c = 1 if channel_independent else n_channels
+        attention_params = dict(attention_params or {})
+        if "max_len" in attention_hyperparameters(attention):
+            # Every window has exactly n_tokens tokens: a length-dependent filter (s3's Fourier
+            # filter) covers exactly them instead of zero-padding to its default length.
+            attention_params.setdefault("max_len", self.n_tokens)
         self.input_projection = nn.Linear(c * patch_len, d_model)
         self.positions = SinusoidalPositionalEncoding(d_model, dropout)
         self.encoder = TransformerEncoder(
             [
                 EncoderLayer(
                     build_attention(
-                        attention, d_model, n_heads, dropout=dropout, **(attention_params or {})
+                        attention, d_model, n_heads, dropout=dropout, **attention_params
                     ),
                     d_model,
                     dim_feedforward,
