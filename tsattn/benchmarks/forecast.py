@@ -58,9 +58,9 @@ class ForecastBenchmark:
     attentions: Sequence[str] = ("softmax", "s3")
     heads: Sequence[str] = ("linear", "fourier")
     seeds: Sequence[int] = (0,)
-    max_epochs: int = 15
-    patience: int = 3
-    max_train_windows: int | None = 4000
+    max_epochs: int = 30
+    patience: int = 5
+    max_train_windows: int | None = None
     patch_len: int = 16
     batch_size: int = 32
     lr: float = 1e-3
