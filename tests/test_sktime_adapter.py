@@ -102,3 +102,15 @@ def test_fh_other_than_in_fit_raises():
     assert f.predict().shape == (2,)
     with pytest.raises(ValueError, match="fh"):
         f.predict(fh=[5])
+
+
+def test_update_forecasts_from_the_new_data_without_sktime_keeping_it():
+    y = pd.Series(np.sin(np.arange(60.0) / 3))
+    f = TSAttnForecaster(**TSAttnForecaster.get_test_params()[0])
+    f.set_config(remember_data=False)
+    f.fit(y.iloc[:40], fh=[1, 2])
+    f.update(y.iloc[40:], update_params=False)
+    expected = f.forecaster_.predict(y.to_numpy()[:, None])[:, 0]
+    pred = f.predict()
+    assert list(pred.index) == [60, 61]
+    np.testing.assert_allclose(pred.to_numpy(), expected, rtol=1e-6)

@@ -26,8 +26,8 @@ class TSAttnForecaster(BaseForecaster):
 
     The network's horizon is the largest step of the ``fh`` given to ``fit`` (required there);
     ``predict`` accepts any out-of-sample ``fh`` within it and forecasts from the last
-    ``context_length`` observations seen (``update`` appends data and, with
-    ``update_params=True``, refits). Exogenous ``X`` is ignored.
+    ``context_length`` observations seen (``update`` appends data to ``y_seen_`` and, with
+    ``update_params=True``, refits on all of it). Exogenous ``X`` is ignored.
 
     Parameters
     ----------
@@ -126,6 +126,15 @@ class TSAttnForecaster(BaseForecaster):
         params.update(self.forecaster_params or {})
         self.forecaster_ = TSForecaster(horizon=int(steps.max()), **params)
         self.forecaster_.fit(y.to_numpy(dtype=np.float64))
+        # Own copy of the data seen: sktime 1.3 stops keeping it in ``_y`` by default.
+        self.y_seen_ = y
+        return self
+
+    def _update(self, y: pd.DataFrame, X=None, update_params: bool = True):
+        new = y.loc[~y.index.isin(self.y_seen_.index)]
+        self.y_seen_ = pd.concat([self.y_seen_, new])
+        if update_params:
+            self.forecaster_.fit(self.y_seen_.to_numpy(dtype=np.float64))
         return self
 
     def _steps(self, fh) -> np.ndarray:
@@ -145,9 +154,9 @@ class TSAttnForecaster(BaseForecaster):
                 f"fh reaches {int(steps.max())} steps ahead but the model was fitted for at most "
                 f"{horizon}; fit again with this fh."
             )
-        forecast = self.forecaster_.predict(self._y.to_numpy(dtype=np.float64))
+        forecast = self.forecaster_.predict(self.y_seen_.to_numpy(dtype=np.float64))
         index = fh.to_absolute_index(self.cutoff)
-        return pd.DataFrame(forecast[steps - 1], index=index, columns=self._y.columns)
+        return pd.DataFrame(forecast[steps - 1], index=index, columns=self.y_seen_.columns)
 
     @classmethod
     def get_test_params(cls, parameter_set: str = "default"):
