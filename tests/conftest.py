@@ -1,5 +1,4 @@
 import os
-import sys
 from pathlib import Path
 
 import pytest
@@ -9,10 +8,6 @@ import torch
 torch.set_num_threads(int(os.environ.get("TSATTN_TEST_THREADS", "1")))
 
 ROOT = Path(__file__).resolve().parents[1]
-# tests/ is a package, so pytest puts the repository root on sys.path, not tests/; the datasets
-# tests import their helpers as a top-level module.
-if str(ROOT / "tests") not in sys.path:
-    sys.path.insert(0, str(ROOT / "tests"))
 SHARED_DATASETS = ROOT.parent / "shared" / "datasets"
 
 
