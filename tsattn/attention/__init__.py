@@ -7,7 +7,7 @@ Importing this package registers every variant module listed below (an explicit 
 variant file).
 """
 
-from tsattn.attention import functional  # noqa: I001 - variant imports below stay last
+from tsattn.attention import functional
 from tsattn.attention.registry import (
     all_hyperparameters,
     attention_hyperparameters,
