@@ -19,15 +19,16 @@ __version__ = "0.1.0"
 _LAZY = {
     "TSClassifier": "tsattn.estimators",
     "TSRegressor": "tsattn.estimators",
+    "TSForecaster": "tsattn.estimators",
     "build_attention": "tsattn.attention",
     "list_attention": "tsattn.attention",
 }
 
-__all__ = ["TSClassifier", "TSRegressor", "build_attention", "list_attention", "__version__"]
+__all__ = ["TSClassifier", "TSRegressor", "TSForecaster", "build_attention", "list_attention", "__version__"]
 
 if TYPE_CHECKING:  # pragma: no cover
     from tsattn.attention import build_attention, list_attention
-    from tsattn.estimators import TSClassifier, TSRegressor
+    from tsattn.estimators import TSClassifier, TSForecaster, TSRegressor
 
 
 def __getattr__(name: str):

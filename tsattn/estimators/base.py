@@ -132,6 +132,9 @@ def _check_float(name: str, value: Any, low: float, high: float, closed_high: bo
 class BaseTSEstimator(BaseEstimator):
     """Base of the supervised estimators; see :class:`tsattn.TSClassifier` for the parameters."""
 
+    #: Valid values of the ``head`` parameter (a subclass with other heads overrides it).
+    _heads: tuple[str, ...] = HEADS
+
     def __init__(
         self,
         attention: str = "softmax",
@@ -224,8 +227,8 @@ class BaseTSEstimator(BaseEstimator):
         _check_float("dropout", self.dropout, 0.0, 1.0, closed_high=False)
         if self.norm not in ("batch", "layer"):
             raise ValueError(f"norm must be 'batch' or 'layer', got {self.norm!r}.")
-        if self.head not in HEADS:
-            raise ValueError(f"head must be one of {HEADS}, got {self.head!r}.")
+        if self.head not in self._heads:
+            raise ValueError(f"head must be one of {self._heads}, got {self.head!r}.")
         _check_int("max_epochs", self.max_epochs)
         _check_int("batch_size", self.batch_size)
         _check_float("lr", self.lr, 0.0, float("inf"))
@@ -339,7 +342,7 @@ class BaseTSEstimator(BaseEstimator):
             head=self.head,
         )
         with seeded(seed, self.device_):
-            self.module_ = TSTransformer(**self.network_params_).to(self.device_)
+            self.module_ = self._build_network().to(self.device_)
             result = train_network(
                 self.module_,
                 self._loss,
@@ -400,6 +403,10 @@ class BaseTSEstimator(BaseEstimator):
         )
 
     # ------------------------------------------------------------------ persistence
+    def _build_network(self) -> torch.nn.Module:
+        """The untrained network described by ``network_params_`` (used by ``fit`` and unpickling)."""
+        return TSTransformer(**self.network_params_)
+
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
         module = state.pop("module_", None)
@@ -425,7 +432,7 @@ class BaseTSEstimator(BaseEstimator):
                 stacklevel=2,
             )
             self.device_ = torch.device("cpu")
-        module = TSTransformer(**self.network_params_)
+        module = self._build_network()
         module.load_state_dict(torch.load(io.BytesIO(blob), map_location="cpu", weights_only=True))
         self.module_ = module.to(self.device_).eval()
 

@@ -1,0 +1,4 @@
+"""Adapters to other toolkits' estimator interfaces; each imports its toolkit lazily.
+
+``tsattn.adapters.sktime.TSAttnForecaster`` (needs ``pip install 'tsattn[sktime]'``).
+"""

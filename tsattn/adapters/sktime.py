@@ -1,0 +1,282 @@
+"""sktime interface to :class:`tsattn.TSForecaster`, for sktime pipelines, tuning and evaluation.
+
+>>> from tsattn.adapters.sktime import TSAttnForecaster  # doctest: +SKIP
+>>> TSAttnForecaster(context_length=24, attention="softmax").fit(y, fh=[1, 2, 3]).predict()  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+try:
+    from sktime.classification.base import BaseClassifier
+    from sktime.forecasting.base import BaseForecaster
+    from sktime.regression.base import BaseRegressor
+except ImportError as err:  # pragma: no cover - depends on the environment
+    raise ImportError(
+        "tsattn.adapters.sktime needs sktime, which is not installed: pip install 'tsattn[sktime]'"
+    ) from err
+
+__all__ = ["TSAttnForecaster", "TSAttnClassifier", "TSAttnRegressor"]
+
+
+class TSAttnForecaster(BaseForecaster):
+    """sktime forecaster wrapping :class:`tsattn.TSForecaster`.
+
+    The network's horizon is the largest step of the ``fh`` given to ``fit`` (required there);
+    ``predict`` accepts any out-of-sample ``fh`` within it and forecasts from the last
+    ``context_length`` observations seen (``update`` appends data to ``y_seen_`` and, with
+    ``update_params=True``, refits on all of it). Exogenous ``X`` is ignored.
+
+    Parameters
+    ----------
+    context_length, attention, head, n_harm, instance_norm, channel_independent, patch_len, d_model,
+    n_heads, n_layers, dim_feedforward, dropout, max_epochs, batch_size, lr,
+    validation_fraction, patience, max_train_windows, device, random_state, verbose
+        As :class:`tsattn.TSForecaster`.
+    forecaster_params : dict, optional
+        Any other :class:`tsattn.TSForecaster` parameter (e.g. attention hyperparameters
+        ``{"beta": 0.5}``).
+
+    Examples
+    --------
+    >>> from sktime.datasets import load_airline
+    >>> from tsattn.adapters.sktime import TSAttnForecaster
+    >>> y = load_airline()
+    >>> model = TSAttnForecaster(context_length=24, patch_len=6, attention="softmax", max_epochs=2)
+    >>> y_pred = model.fit(y, fh=[1, 2, 3]).predict()  # doctest: +SKIP
+    """
+
+    _tags = {
+        "authors": ["tsattn developers"],
+        "python_dependencies": ["torch"],
+        "capability:multivariate": True,
+        "capability:exogenous": False,
+        "capability:insample": False,
+        "capability:missing_values": False,
+        "capability:random_state": True,
+        "y_inner_mtype": "pd.DataFrame",
+        "requires-fh-in-fit": True,
+        "fit_is_empty": False,
+    }
+
+    def __init__(
+        self,
+        context_length: int = 96,
+        attention: str = "s3",
+        head: str = "fourier",
+        n_harm: int = 8,
+        instance_norm: bool = True,
+        channel_independent: bool = True,
+        patch_len: int = 16,
+        d_model: int = 32,
+        n_heads: int = 4,
+        n_layers: int = 2,
+        dim_feedforward: int = 64,
+        dropout: float = 0.1,
+        max_epochs: int = 30,
+        batch_size: int = 32,
+        lr: float = 1e-3,
+        validation_fraction: float = 0.1,
+        patience: int | None = 5,
+        max_train_windows: int | None = None,
+        device: str = "auto",
+        random_state: int | None = None,
+        verbose: int = 0,
+        forecaster_params: dict | None = None,
+    ) -> None:
+        self.context_length = context_length
+        self.attention = attention
+        self.head = head
+        self.n_harm = n_harm
+        self.instance_norm = instance_norm
+        self.channel_independent = channel_independent
+        self.patch_len = patch_len
+        self.d_model = d_model
+        self.n_heads = n_heads
+        self.n_layers = n_layers
+        self.dim_feedforward = dim_feedforward
+        self.dropout = dropout
+        self.max_epochs = max_epochs
+        self.batch_size = batch_size
+        self.lr = lr
+        self.validation_fraction = validation_fraction
+        self.patience = patience
+        self.max_train_windows = max_train_windows
+        self.device = device
+        self.random_state = random_state
+        self.verbose = verbose
+        self.forecaster_params = forecaster_params
+        super().__init__()
+
+    def _fit(self, y: pd.DataFrame, X=None, fh=None):
+        from tsattn.estimators.forecasting import TSForecaster
+
+        steps = self._steps(fh)
+        params = {
+            name: getattr(self, name)
+            for name in (
+                "context_length", "attention", "head", "n_harm", "instance_norm",
+                "channel_independent", "patch_len", "d_model", "n_heads", "n_layers", "dim_feedforward",
+                "dropout", "max_epochs", "batch_size", "lr", "validation_fraction", "patience",
+                "max_train_windows", "device", "random_state", "verbose",
+            )
+        }  # fmt: skip
+        params.update(self.forecaster_params or {})
+        self.forecaster_ = TSForecaster(horizon=int(steps.max()), **params)
+        self.forecaster_.fit(y.to_numpy(dtype=np.float64))
+        # Own copy of the data seen: sktime 1.3 stops keeping it in ``_y`` by default.
+        self.y_seen_ = y
+        return self
+
+    def _update(self, y: pd.DataFrame, X=None, update_params: bool = True):
+        new = y.loc[~y.index.isin(self.y_seen_.index)]
+        self.y_seen_ = pd.concat([self.y_seen_, new])
+        if update_params:
+            self.forecaster_.fit(self.y_seen_.to_numpy(dtype=np.float64))
+        return self
+
+    def _steps(self, fh) -> np.ndarray:
+        steps = np.asarray(fh.to_relative(self.cutoff), dtype=np.int64)
+        if (steps < 1).any():
+            raise NotImplementedError(
+                f"TSAttnForecaster forecasts out of sample only; fh has steps {steps.tolist()}, "
+                "pass steps >= 1."
+            )
+        return steps
+
+    def _predict(self, fh, X=None):
+        steps = self._steps(fh)
+        horizon = self.forecaster_.horizon
+        if steps.max() > horizon:
+            raise ValueError(
+                f"fh reaches {int(steps.max())} steps ahead but the model was fitted for at most "
+                f"{horizon}; fit again with this fh."
+            )
+        forecast = self.forecaster_.predict(self.y_seen_.to_numpy(dtype=np.float64))
+        index = fh.to_absolute_index(self.cutoff)
+        return pd.DataFrame(forecast[steps - 1], index=index, columns=self.y_seen_.columns)
+
+    @classmethod
+    def get_test_params(cls, parameter_set: str = "default"):
+        tiny = dict(
+            context_length=6, patch_len=2, attention="softmax", d_model=8, n_heads=2, n_layers=1,
+            dim_feedforward=16, max_epochs=2, validation_fraction=0.0, device="cpu",
+            random_state=0,
+        )  # fmt: skip
+        return [tiny, {**tiny, "head": "linear", "channel_independent": False, "patch_len": 1}]
+
+
+_COLLECTION_PARAMS = (
+    "attention", "d_model", "n_heads", "n_layers", "dim_feedforward", "dropout", "norm", "head",
+    "max_epochs", "batch_size", "lr", "validation_fraction", "patience", "device", "random_state",
+    "verbose",
+)  # fmt: skip
+
+_COLLECTION_TAGS = {
+    "authors": ["tsattn developers"],
+    "python_dependencies": ["torch"],
+    "capability:multivariate": True,
+    "capability:random_state": True,
+    "X_inner_mtype": "numpy3D",
+}
+
+
+class _CollectionMixin:
+    """Shared constructor and fitting of the classifier and regressor adapters."""
+
+    _estimator_cls: str
+
+    def __init__(
+        self,
+        attention: str = "softmax",
+        d_model: int = 64,
+        n_heads: int = 8,
+        n_layers: int = 3,
+        dim_feedforward: int = 256,
+        dropout: float = 0.1,
+        norm: str = "batch",
+        head: str = "pool",
+        max_epochs: int = 100,
+        batch_size: int = 32,
+        lr: float = 1e-3,
+        validation_fraction: float = 0.1,
+        patience: int | None = 30,
+        device: str = "auto",
+        random_state: int | None = None,
+        verbose: int = 0,
+        estimator_params: dict | None = None,
+    ) -> None:
+        self.attention = attention
+        self.d_model = d_model
+        self.n_heads = n_heads
+        self.n_layers = n_layers
+        self.dim_feedforward = dim_feedforward
+        self.dropout = dropout
+        self.norm = norm
+        self.head = head
+        self.max_epochs = max_epochs
+        self.batch_size = batch_size
+        self.lr = lr
+        self.validation_fraction = validation_fraction
+        self.patience = patience
+        self.device = device
+        self.random_state = random_state
+        self.verbose = verbose
+        self.estimator_params = estimator_params
+        super().__init__()
+
+    def _fit(self, X, y):
+        import tsattn
+
+        params = {name: getattr(self, name) for name in _COLLECTION_PARAMS}
+        params.update(self.estimator_params or {})
+        self.estimator_ = getattr(tsattn, self._estimator_cls)(**params).fit(X, y)
+        return self
+
+    def _predict(self, X):
+        return self.estimator_.predict(X)
+
+    @classmethod
+    def get_test_params(cls, parameter_set: str = "default"):
+        tiny = dict(
+            attention="softmax", d_model=8, n_heads=2, n_layers=1, dim_feedforward=16,
+            max_epochs=2, validation_fraction=0.0, device="cpu", random_state=0,
+        )  # fmt: skip
+        return [tiny, {**tiny, "attention": "bn_sh", "norm": "layer"}]
+
+
+class TSAttnClassifier(_CollectionMixin, BaseClassifier):
+    """sktime classifier wrapping :class:`tsattn.TSClassifier` (parameters as there;
+    ``estimator_params`` passes any other, e.g. ``{"beta": 0.5}``).
+
+    Examples
+    --------
+    >>> from sktime.datasets import load_basic_motions
+    >>> from tsattn.adapters.sktime import TSAttnClassifier
+    >>> X, y = load_basic_motions(split="train", return_type="numpy3D")
+    >>> clf = TSAttnClassifier(attention="bn_sh", max_epochs=2).fit(X, y)  # doctest: +SKIP
+    """
+
+    _estimator_cls = "TSClassifier"
+    _tags = {**_COLLECTION_TAGS, "capability:predict_proba": True}
+
+    def _predict_proba(self, X):
+        proba = self.estimator_.predict_proba(X)
+        order = [list(self.estimator_.classes_).index(c) for c in self.classes_]
+        return proba[:, order]
+
+
+class TSAttnRegressor(_CollectionMixin, BaseRegressor):
+    """sktime regressor wrapping :class:`tsattn.TSRegressor` (parameters as
+    :class:`TSAttnClassifier`).
+
+    Examples
+    --------
+    >>> from tsattn.adapters.sktime import TSAttnRegressor
+    >>> reg = TSAttnRegressor(attention="softmax", max_epochs=2)  # doctest: +SKIP
+    """
+
+    _estimator_cls = "TSRegressor"
+    _tags = dict(_COLLECTION_TAGS)

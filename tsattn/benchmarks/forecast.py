@@ -1,0 +1,286 @@
+"""Long-horizon forecasting benchmark (``tsattn bench forecast``), following ``protocols.md``.
+
+For each horizon: the standard splits of :func:`tsattn.datasets.forecasting_splits` (scaler fitted
+on train only), every stride-1 window of the test split (none dropped), MSE and MAE on the scaled
+data. Models: :class:`tsattn.TSForecaster` for each requested attention and head (trained on the
+scaled train split, early-stopped on the validation split), and two baselines that need no
+training on test:
+
+* ``naive_last`` repeats the last value of the context (a random walk; hard to beat on exchange
+  rates) and ``seasonal_naive`` repeats the last season of the context (period per dataset, see
+  :data:`SEASONAL_PERIODS`; when the period is longer than the context it falls back to the last
+  value);
+* ``ar`` (statsmodels): per channel, an ``AutoReg`` with a constant and ``ar_lags`` lags fitted once
+  on the scaled train split; each test window is forecast recursively from its own context with
+  those fixed coefficients (fit once, filter each window: cheap on long test sets).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import warnings
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "SEASONAL_PERIODS",
+    "PAPER_SETTINGS",
+    "ForecastBenchmark",
+    "seasonal_naive",
+    "fit_ar",
+    "ar_forecast",
+    "run_forecast_benchmark",
+]
+
+#: Seasonal period (in rows) of each set for the seasonal-naive baseline.
+SEASONAL_PERIODS = {
+    "ETTh1": 24, "ETTh2": 24, "ETTm1": 96, "ETTm2": 96, "electricity": 24, "traffic": 24,
+    "weather": 144, "exchange_rate": 1, "illness": 52,
+}  # fmt: skip
+
+#: (context_length, horizons) used by the papers (Informer/Autoformer line; 002 Table 2).
+PAPER_SETTINGS = {"illness": (36, (24, 36, 48, 60))}
+_DEFAULT_SETTING = (96, (96, 192, 336, 720))
+
+
+@dataclass
+class ForecastBenchmark:
+    """Settings of one benchmark run (recorded next to the results as ``config.json``)."""
+
+    dataset: str
+    horizons: Sequence[int] | None = None
+    context_length: int | None = None
+    attentions: Sequence[str] = ("softmax", "s3")
+    heads: Sequence[str] = ("linear", "fourier")
+    seeds: Sequence[int] = (0,)
+    max_epochs: int = 30
+    patience: int = 5
+    max_train_windows: int | None = None
+    patch_len: int = 16
+    batch_size: int = 32
+    lr: float = 1e-3
+    d_model: int = 32
+    n_heads: int = 4
+    n_layers: int = 2
+    dim_feedforward: int = 64
+    dropout: float = 0.1
+    ar_lags: int = 24
+    baselines: bool = True
+    n_plot: int = 3
+    device: str = "cpu"
+    extra: dict = field(default_factory=dict)
+
+    def resolved(self) -> tuple[int, tuple[int, ...]]:
+        context, horizons = PAPER_SETTINGS.get(self.dataset, _DEFAULT_SETTING)
+        return (
+            self.context_length or context,
+            tuple(self.horizons) if self.horizons else horizons,
+        )
+
+
+# ---------------------------------------------------------------------- baselines
+def seasonal_naive(contexts: np.ndarray, horizon: int, period: int) -> np.ndarray:
+    """Repeat the last ``period`` steps of each context: ``(n, L, C)`` -> ``(n, horizon, C)``.
+
+    A period longer than the context falls back to 1 (repeat the last value).
+    """
+    length = contexts.shape[1]
+    if period > length:
+        period = 1
+    idx = length - period + (np.arange(horizon) % period)
+    return np.asarray(contexts[:, idx])
+
+
+def fit_ar(train: np.ndarray, lags: int) -> np.ndarray:
+    """Per-channel ``AutoReg(lags, trend="c")`` coefficients ``(C, 1 + lags)`` (constant first,
+    then lag 1..lags) fitted on ``train (rows, C)`` with statsmodels."""
+    try:
+        from statsmodels.tsa.ar_model import AutoReg
+    except ImportError as err:  # pragma: no cover - optional dependency
+        raise ImportError(
+            "the 'ar' baseline needs statsmodels: pip install 'tsattn[stats]'"
+        ) from err
+    return np.stack(
+        [AutoReg(train[:, c], lags=lags, trend="c").fit().params for c in range(train.shape[1])]
+    )
+
+
+def ar_forecast(params: np.ndarray, contexts: np.ndarray, horizon: int) -> np.ndarray:
+    """Recursive AR forecast of every window at once: ``(n, L, C)`` -> ``(n, horizon, C)``."""
+    lags = params.shape[1] - 1
+    if contexts.shape[1] < lags:
+        raise ValueError(f"ar_lags={lags} exceeds the context length {contexts.shape[1]}")
+    history = np.array(contexts[:, -lags:], dtype=np.float64)  # oldest first
+    coef = params[:, 1:][:, ::-1].T  # (lags, C), oldest lag first
+    out = np.empty((contexts.shape[0], horizon, contexts.shape[2]))
+    for step in range(horizon):
+        nxt = params[:, 0] + np.einsum("nlc,lc->nc", history, coef)
+        out[:, step] = nxt
+        history = np.concatenate([history[:, 1:], nxt[:, None]], axis=1)
+    return out
+
+
+def _errors(pred: np.ndarray, target: np.ndarray) -> tuple[float, float]:
+    diff = pred - target
+    return float(np.mean(diff**2)), float(np.mean(np.abs(diff)))
+
+
+# ---------------------------------------------------------------------- the run
+def run_forecast_benchmark(
+    config: ForecastBenchmark,
+    out: str | Path | None = None,
+    frame: pd.DataFrame | None = None,
+    log=print,
+) -> pd.DataFrame:
+    """Run the benchmark and write ``results.csv``, ``results.md``, ``config.json`` and one plot of
+    sample forecasts per horizon into ``out`` (default ``results/forecast/<dataset>/``).
+
+    ``frame`` replaces :func:`tsattn.datasets.load_forecasting` (for tests); it is split by the
+    borders of ``config.dataset``. Returns one row per (horizon, model, seed).
+    """
+    import torch
+
+    import tsattn
+    from tsattn.datasets import forecasting_splits, load_forecasting
+    from tsattn.estimators.forecasting import TSForecaster
+
+    context, horizons = config.resolved()
+    out = Path(out) if out is not None else Path("results") / "forecast" / config.dataset
+    out.mkdir(parents=True, exist_ok=True)
+    registered = tsattn.list_attention()
+    attentions = [a for a in config.attentions if a in registered]
+    for a in set(config.attentions) - set(attentions):
+        warnings.warn(f"attention {a!r} is not registered here; skipped", UserWarning, stacklevel=2)
+    df = frame if frame is not None else load_forecasting(config.dataset)
+    splits = forecasting_splits(df, config.dataset, context)
+    train, val = splits.scaled("train"), splits.scaled("val")
+    period = SEASONAL_PERIODS.get(config.dataset, 1)
+    ar_params = fit_ar(train, min(config.ar_lags, context)) if config.baselines else None
+    rows, samples = [], {}
+    for horizon in horizons:
+        contexts, targets = splits.windows("test", horizon)
+        contexts, targets = np.array(contexts), np.array(targets)
+        base = dict(dataset=config.dataset, horizon=horizon, context_length=context,
+                    n_test_windows=len(contexts))  # fmt: skip
+        preds: dict[str, np.ndarray] = {}
+        if config.baselines:
+            for name in ("naive_last", "seasonal_naive", "ar"):
+                t0 = time.perf_counter()
+                if name == "ar":
+                    pred = ar_forecast(ar_params, contexts, horizon)
+                else:
+                    pred = seasonal_naive(
+                        contexts, horizon, period if name == "seasonal_naive" else 1
+                    )
+                predict_s = time.perf_counter() - t0
+                mse, mae = _errors(pred, targets)
+                rows.append({**base, "model": name, "attention": "", "head": "", "seed": "",
+                             "mse": mse, "mae": mae, "n_epochs": 0, "best_epoch": 0,
+                             "fit_s": 0.0, "predict_s": predict_s})  # fmt: skip
+                preds[name] = pred
+                log(f"{config.dataset} h={horizon} {name}: mse={mse:.4f} mae={mae:.4f}")
+        for attention in attentions:
+            for head in config.heads:
+                for seed in config.seeds:
+                    model = TSForecaster(
+                        horizon, context, attention, head=head, max_epochs=config.max_epochs,
+                        patience=config.patience, max_train_windows=config.max_train_windows,
+                        batch_size=config.batch_size, lr=config.lr, d_model=config.d_model,
+                        n_heads=config.n_heads, n_layers=config.n_layers,
+                        dim_feedforward=config.dim_feedforward, dropout=config.dropout, patch_len=config.patch_len,
+                        device=config.device, random_state=seed, **config.extra,
+                    )  # fmt: skip
+                    t0 = time.perf_counter()
+                    model.fit(train, y_val=val)
+                    fit_s = time.perf_counter() - t0
+                    t0 = time.perf_counter()
+                    pred = model.predict(contexts)
+                    predict_s = time.perf_counter() - t0
+                    mse, mae = _errors(pred, targets)
+                    name = f"{attention}/{head}"
+                    rows.append({**base, "model": name, "attention": attention, "head": head,
+                                 "seed": seed, "mse": mse, "mae": mae, "n_epochs": model.n_epochs_,
+                                 "best_epoch": model.best_epoch_, "fit_s": fit_s,
+                                 "predict_s": predict_s})  # fmt: skip
+                    preds.setdefault(name, pred)
+                    log(f"{config.dataset} h={horizon} {name} seed={seed}: mse={mse:.4f} "
+                        f"mae={mae:.4f} epochs={model.n_epochs_} fit={fit_s:.0f}s")  # fmt: skip
+        samples[horizon] = (contexts, targets, preds)
+        _plot(out / f"forecast_h{horizon}.png", config.dataset, horizon, samples[horizon],
+              config.n_plot, list(df.columns))  # fmt: skip
+    results = pd.DataFrame(rows)
+    results.to_csv(out / "results.csv", index=False)
+    (out / "results.md").write_text(_markdown(results, config), encoding="utf-8")
+    (out / "config.json").write_text(
+        json.dumps(
+            {
+                **asdict(config),
+                "context_length": context,
+                "horizons": list(horizons),
+                "attentions_run": attentions,
+                "seasonal_period": period,
+                "torch_threads": torch.get_num_threads(),
+                "tsattn_version": tsattn.__version__,
+            },
+            indent=2,
+            default=list,
+        ),  # fmt: skip
+        encoding="utf-8",
+    )
+    return results
+
+
+def _markdown(results: pd.DataFrame, config: ForecastBenchmark) -> str:
+    grouped = results.groupby(["horizon", "model"], sort=False)
+    table = grouped.agg(mse=("mse", "mean"), mse_std=("mse", "std"), mae=("mae", "mean"),
+                        mae_std=("mae", "std"), n=("mse", "size"),
+                        fit_s=("fit_s", "mean")).reset_index()  # fmt: skip
+    lines = [
+        f"# {config.dataset}: test MSE / MAE on the train-scaled data (every test window)",
+        "",
+        f"seeds {list(config.seeds)}, max_epochs {config.max_epochs}, max_train_windows "
+        f"{config.max_train_windows}; mean (± std over seeds). Baselines: naive_last repeats the "
+        "last value, seasonal_naive the last season, ar is a per-channel statsmodels AutoReg "
+        "fitted on train.",
+        "",
+        "| horizon | model | MSE | MAE | seeds | fit s |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in table.itertuples():
+        sd = "" if pd.isna(r.mse_std) else f" ± {r.mse_std:.4f}"
+        sda = "" if pd.isna(r.mae_std) else f" ± {r.mae_std:.4f}"
+        lines.append(
+            f"| {r.horizon} | {r.model} | {r.mse:.4f}{sd} | {r.mae:.4f}{sda} | {r.n} | {r.fit_s:.0f} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _plot(path: Path, dataset: str, horizon: int, sample, n_plot: int, columns: list) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    contexts, targets, preds = sample
+    if n_plot < 1 or not preds:
+        return
+    picks = np.linspace(0, len(contexts) - 1, n_plot).astype(int)
+    channel = contexts.shape[2] - 1  # the target column (OT) is last in these files
+    fig, axes = plt.subplots(n_plot, 1, figsize=(10, 2.6 * n_plot), squeeze=False)
+    for ax, i in zip(axes[:, 0], picks, strict=True):
+        L = contexts.shape[1]
+        ax.plot(np.arange(L), contexts[i, :, channel], color="black", lw=1, label="context")
+        steps = np.arange(L, L + horizon)
+        ax.plot(steps, targets[i, :, channel], color="black", lw=1, ls="--", label="truth")
+        for name, pred in preds.items():
+            ax.plot(steps, pred[i, :, channel], lw=1, label=name)
+        ax.set_title(f"{dataset} window {i}, channel {columns[channel]}, h={horizon}", fontsize=9)
+    axes[0, 0].legend(fontsize=7, ncol=4)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)

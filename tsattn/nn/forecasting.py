@@ -1,0 +1,199 @@
+"""Forecasting network: instance normalisation, encoder, and a Fourier-extrapolation or linear head.
+
+Follows Algorithms 3-4 of S3Attention (paper 002): each input window is normalised by its own mean
+and ``sqrt(var + 1)`` over time, encoded by a transformer with any registered attention, projected back
+to the channels and extrapolated by its lowest Fourier harmonics (``head="fourier"``), or mapped to the
+horizon by a flattened linear layer (``head="linear"``); the output is de-normalised.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import torch
+from torch import nn
+
+from tsattn.attention import attention_hyperparameters, build_attention
+from tsattn.nn.encoder import EncoderLayer, SinusoidalPositionalEncoding, TransformerEncoder
+
+__all__ = [
+    "FORECAST_HEADS",
+    "FourierExtrapolation",
+    "LinearForecastHead",
+    "ForecastingTransformer",
+    "fourier_extrapolate",
+    "lowest_frequency_indices",
+]
+
+FORECAST_HEADS = ("fourier", "linear")
+
+
+def lowest_frequency_indices(n: int, n_harm: int) -> torch.Tensor:
+    """Indices of the ``1 + 2*n_harm`` FFT bins of lowest ``|f|`` (``fftfreq(n)``), at most ``n``.
+
+    Ties in ``|f|`` (``+f`` and ``-f``) are broken by index, as a stable sort of ``range(n)`` does
+    in Algorithm 4.
+    """
+    freqs = torch.fft.fftfreq(n, dtype=torch.float64)
+    order = torch.sort(freqs.abs(), stable=True).indices
+    return order[: min(n, 1 + 2 * n_harm)]
+
+
+def fourier_extrapolate(x: torch.Tensor, horizon: int, n_harm: int) -> torch.Tensor:
+    """Extrapolate ``x (B, n, C)`` along time by its lowest harmonics -> ``(B, horizon, C)``.
+
+    ``X = FFT(x)`` over time; with ``K`` the ``1 + 2*n_harm`` bins of lowest ``|f_k|``, the signal is
+    rebuilt as ``sum_k |X_k| / n * cos(2*pi*f_k*t + angle(X_k))`` for ``t = n .. n+horizon-1``. Pairs
+    ``+f``/``-f`` together give each real sinusoid its full amplitude (``X_{-f} = conj(X_f)``).
+    """
+    n = x.shape[1]
+    idx = lowest_frequency_indices(n, n_harm).to(x.device)
+    spec = torch.fft.fft(x, dim=1)[:, idx, :]  # (B, K, C)
+    amplitude = spec.abs() / n
+    phase = torch.angle(spec)
+    freqs = torch.fft.fftfreq(n, device=x.device, dtype=x.dtype)[idx]  # (K,)
+    t = torch.arange(n, n + horizon, device=x.device, dtype=x.dtype)  # (horizon,)
+    angle = 2 * math.pi * t[:, None] * freqs[None, :]  # (horizon, K)
+    # (B, 1, K, C) * cos((1, horizon, K, 1) + (B, 1, K, C)) summed over K
+    waves = amplitude[:, None] * torch.cos(angle[None, :, :, None] + phase[:, None])
+    return waves.sum(dim=2)
+
+
+class FourierExtrapolation(nn.Module):
+    """Algorithm 4 of 002 as a module (no parameters): ``(B, n, C)`` -> ``(B, horizon, C)``."""
+
+    def __init__(self, horizon: int, n_harm: int = 8) -> None:
+        super().__init__()
+        self.horizon = horizon
+        self.n_harm = n_harm
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return fourier_extrapolate(x, self.horizon, self.n_harm)
+
+
+class LinearForecastHead(nn.Module):
+    """Flatten the encoded window ``(B, n, d_model)`` and map it linearly to ``(B, horizon, c_out)``."""
+
+    def __init__(
+        self, context_length: int, d_model: int, horizon: int, c_out: int, dropout: float
+    ) -> None:
+        super().__init__()
+        self.horizon, self.c_out = horizon, c_out
+        self.dropout = nn.Dropout(dropout)
+        self.linear = nn.Linear(context_length * d_model, horizon * c_out)
+
+    def forward(self, h: torch.Tensor) -> torch.Tensor:
+        b = h.shape[0]
+        return self.linear(self.dropout(h).reshape(b, -1)).reshape(b, self.horizon, self.c_out)
+
+
+class ForecastingTransformer(nn.Module):
+    """Window ``(B, context_length, n_channels)`` -> forecast ``(B, horizon, n_channels)``.
+
+    Parameters
+    ----------
+    n_channels, context_length, horizon : data sizes.
+    attention, attention_params : a registered attention variant and its hyperparameters.
+    d_model, n_heads, n_layers, dim_feedforward, dropout, norm : encoder architecture.
+    head : ``"fourier"`` (project tokens to the channels, Fourier-extrapolate) or ``"linear"``.
+    n_harm : harmonics kept by the Fourier head (``1 + 2*n_harm`` frequencies).
+    instance_norm : normalise each window by its mean and ``sqrt(var + 1)`` over time (Algorithm 3).
+    channel_independent : encode every channel as its own univariate series with shared weights
+        (the batch becomes ``B * n_channels`` series of one channel); otherwise one token holds every
+        channel of a time step.
+    patch_len : steps per token (non-overlapping patches, PatchTST-style). ``1`` is one token per
+        time step as in 002. A window not divisible by ``patch_len`` is left-padded by repeating its
+        first step; the Fourier head decodes every token back to ``patch_len`` steps, drops the
+        padding and extrapolates the length-``context_length`` sequence.
+    """
+
+    def __init__(
+        self,
+        n_channels: int,
+        context_length: int,
+        horizon: int,
+        *,
+        attention: str = "softmax",
+        attention_params: dict[str, Any] | None = None,
+        d_model: int = 64,
+        n_heads: int = 8,
+        n_layers: int = 2,
+        dim_feedforward: int = 128,
+        dropout: float = 0.1,
+        norm: str = "batch",
+        head: str = "fourier",
+        n_harm: int = 8,
+        instance_norm: bool = True,
+        channel_independent: bool = True,
+        patch_len: int = 1,
+    ) -> None:
+        super().__init__()
+        if head not in FORECAST_HEADS:
+            raise ValueError(f"head must be one of {FORECAST_HEADS}, got {head!r}.")
+        self.n_channels = n_channels
+        self.horizon = horizon
+        self.instance_norm = instance_norm
+        self.channel_independent = channel_independent
+        self.d_model = d_model
+        self.context_length = context_length
+        self.patch_len = patch_len
+        self.n_tokens = -(-context_length // patch_len)
+        self.pad = self.n_tokens * patch_len - context_length
+        c = 1 if channel_independent else n_channels
+        attention_params = dict(attention_params or {})
+        if "max_len" in attention_hyperparameters(attention):
+            # Every window has exactly n_tokens tokens: a length-dependent filter (s3's Fourier
+            # filter) covers exactly them instead of zero-padding to its default length.
+            attention_params.setdefault("max_len", self.n_tokens)
+        self.input_projection = nn.Linear(c * patch_len, d_model)
+        self.positions = SinusoidalPositionalEncoding(d_model, dropout)
+        self.encoder = TransformerEncoder(
+            [
+                EncoderLayer(
+                    build_attention(
+                        attention, d_model, n_heads, dropout=dropout, **attention_params
+                    ),
+                    d_model,
+                    dim_feedforward,
+                    dropout,
+                    norm,
+                )
+                for _ in range(n_layers)
+            ]
+        )
+        self.head_kind = head
+        if head == "fourier":
+            self.output_projection = nn.Linear(d_model, c * patch_len)
+            self.head: nn.Module = FourierExtrapolation(horizon, n_harm)
+        else:
+            self.head = LinearForecastHead(self.n_tokens, d_model, horizon, c, dropout)
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+        """``x (B, n, C)`` -> ``(B, horizon, C)``; windows are complete, so ``mask`` must be None."""
+        if mask is not None:
+            raise ValueError("forecasting windows have no padding; mask must be None.")
+        b, n, c = x.shape
+        if self.instance_norm:
+            mean = x.mean(dim=1, keepdim=True)
+            std = torch.sqrt(x.var(dim=1, keepdim=True, unbiased=False) + 1.0)
+            x = (x - mean) / std
+        if self.channel_independent:
+            x = x.permute(0, 2, 1).reshape(b * c, n, 1)
+        if self.pad:
+            x = torch.cat([x[:, :1].expand(-1, self.pad, -1), x], dim=1)
+        bc, c_in = x.shape[0], x.shape[2]
+        # (B', P * patch_len, c) -> (B', P, patch_len * c): a token holds patch_len whole steps
+        tokens = x.reshape(bc, self.n_tokens, self.patch_len * c_in)
+        h = self.positions(self.input_projection(tokens) * math.sqrt(self.d_model))
+        h = self.encoder(h)
+        if self.head_kind == "fourier":
+            seq = self.output_projection(h).reshape(bc, self.n_tokens * self.patch_len, c_in)
+            out = self.head(seq[:, self.pad :])
+        else:
+            out = self.head(h)
+        if self.channel_independent:
+            out = out.reshape(b, c, self.horizon).permute(0, 2, 1)
+        if self.instance_norm:
+            out = out * std + mean
+        return out
