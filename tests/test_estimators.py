@@ -316,5 +316,10 @@ def test_s3_max_len_follows_the_training_data():
     clf = TSClassifier(**{**TINY, "max_epochs": 1}, attention="s3").fit(X, y)
     assert clf.network_params_["attention_params"]["max_len"] == 600
     assert clf.predict(X).shape == (12,)
+    short = TSClassifier(**{**TINY, "max_epochs": 1}, attention="s3").fit(X[:, :, :40], y)
+    assert short.network_params_["attention_params"]["max_len"] == 40
+    ragged = [s[:, : 30 + i] for i, s in enumerate(X)]
+    unequal = TSClassifier(**{**TINY, "max_epochs": 1}, attention="s3").fit(ragged, y)
+    assert unequal.network_params_["attention_params"]["max_len"] == 512
     with pytest.warns(UserWarning, match="ignores max_len=64"):
         TSClassifier(**{**TINY, "max_epochs": 1}, max_len=64).fit(X[:, :, :20], y)

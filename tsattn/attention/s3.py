@@ -19,7 +19,7 @@ A whole attention block on the tokens ``X`` ``(B, N, D)``:
 Length. ``L`` has one row per frequency, so it needs a length at construction: ``max_len`` (default
 512). A series with ``N <= max_len`` steps is zero-padded to ``max_len`` before the rFFT and the
 result is truncated back to ``N``, exactly as Algorithm 2's ``rfft(u, n=seq_len)``; ``N > max_len``
-raises. Set ``max_len`` to the longest series (the estimators do).
+raises. The estimators set ``max_len`` from the training data (see ``TSClassifier``).
 
 Index sets. Drawn once at construction from a generator seeded from torch's global RNG and kept as
 persistent buffers (saved in the state dict): ``time_order``, a random permutation of

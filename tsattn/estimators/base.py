@@ -81,7 +81,8 @@ _PARAMS_DOC = """
         scales of ``mrs``. Default ``(1, 1, 2, 2, 4, 4, 8, 8)`` for 8 heads, ``(1, 2)`` for 2.
     max_len : int, optional
         Longest series ``s3`` is built for (its Fourier filter has ``max_len // 2 + 1`` rows).
-        Default: the longer of 512 and the longest training series.
+        Default: the training length for equal-length data; otherwise the longer of 512 and the
+        longest training series.
     key_scales, kernel_size, window, rank, r, s1, s2, block : optional
         Hyperparameters of the other variants (``mrs``, ``conv1d``, ``long_short``, ``s3``,
         ``sparse``); see each variant's documentation. ``None`` keeps the variant's default; a value
@@ -325,8 +326,12 @@ class BaseTSEstimator(BaseEstimator):
         valid = _subset(data, valid_idx) if valid_idx is not None else None
 
         if self.max_len is None and "max_len" in attention_hyperparameters(self.attention):
+            # Equal-length training data: predict needs that length, so size s3's filter exactly
+            # (Algorithm 2's rfft(n=seq_len)). Unequal lengths: leave room for longer series.
             default = attention_hyperparameters(self.attention)["max_len"]
-            attention_params["max_len"] = max(default, self.series_length_)
+            attention_params["max_len"] = (
+                self.series_length_ if self.equal_length_ else max(default, self.series_length_)
+            )
         self.network_params_ = dict(
             n_channels=self.n_channels_,
             n_outputs=n_outputs,
