@@ -127,6 +127,7 @@ class TSForecaster(BaseTSEstimator):
         s1: int | None = None,
         s2: int | None = None,
         block: int | None = None,
+        max_len: int | None = None,
         max_epochs: int = 30,
         batch_size: int = 32,
         lr: float = 1e-3,
@@ -144,7 +145,7 @@ class TSForecaster(BaseTSEstimator):
             dim_feedforward=dim_feedforward, dropout=dropout, norm=norm, head=head, beta=beta,
             bn_standardize=bn_standardize, learn_beta=learn_beta, scales=scales,
             key_scales=key_scales, kernel_size=kernel_size, window=window, rank=rank, r=r, s1=s1,
-            s2=s2, block=block, max_epochs=max_epochs, batch_size=batch_size, lr=lr, lr_schedule=lr_schedule,
+            s2=s2, block=block, max_len=max_len, max_epochs=max_epochs, batch_size=batch_size, lr=lr, lr_schedule=lr_schedule,
             weight_decay=weight_decay, validation_fraction=validation_fraction, patience=patience,
             device=device, random_state=random_state, verbose=verbose, callbacks=callbacks,
         )  # fmt: skip
