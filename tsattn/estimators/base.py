@@ -63,7 +63,10 @@ _PARAMS_DOC = """
     d_model, n_heads, n_layers, dim_feedforward : int
         Model width, attention heads (``d_model % n_heads == 0``), encoder layers, feed-forward width.
     dropout : float, default=0.2
-        Dropout on positions, attention weights, residual branches and the head.
+        Dropout on positions, residual branches, the feed-forward layer and the head.
+    attention_dropout : float, default=0.0
+        Dropout on the attention weights. Any value > 0 makes CPU SDPA fall back from its fused
+        kernel to the explicit N x N path (measured 4.3x slower per step at N=315).
     norm : {"batch", "layer"}, default="batch"
         Normalisation in the encoder layers (BatchNorm ignoring padded steps, as Zerveas et al. 2021).
     head : {"pool", "flatten"}, default="pool"
@@ -145,6 +148,7 @@ class BaseTSEstimator(BaseEstimator):
         n_layers: int = 3,
         dim_feedforward: int = 256,
         dropout: float = 0.2,
+        attention_dropout: float = 0.0,
         norm: str = "batch",
         head: str = "pool",
         beta: float | None = None,
@@ -178,6 +182,7 @@ class BaseTSEstimator(BaseEstimator):
         self.n_layers = n_layers
         self.dim_feedforward = dim_feedforward
         self.dropout = dropout
+        self.attention_dropout = attention_dropout
         self.norm = norm
         self.head = head
         self.beta = beta
@@ -226,6 +231,7 @@ class BaseTSEstimator(BaseEstimator):
         _check_int("n_layers", self.n_layers)
         _check_int("dim_feedforward", self.dim_feedforward)
         _check_float("dropout", self.dropout, 0.0, 1.0, closed_high=False)
+        _check_float("attention_dropout", self.attention_dropout, 0.0, 1.0, closed_high=False)
         if self.norm not in ("batch", "layer"):
             raise ValueError(f"norm must be 'batch' or 'layer', got {self.norm!r}.")
         if self.head not in self._heads:
@@ -251,7 +257,7 @@ class BaseTSEstimator(BaseEstimator):
         # Build one layer now so that invalid hyperparameters fail before any data work.
         with torch.random.fork_rng(devices=[]):
             get_attention_class(self.attention)(
-                self.d_model, self.n_heads, dropout=self.dropout, **attention_params
+                self.d_model, self.n_heads, dropout=self.attention_dropout, **attention_params
             )
         return attention_params
 
@@ -343,6 +349,7 @@ class BaseTSEstimator(BaseEstimator):
             n_layers=self.n_layers,
             dim_feedforward=self.dim_feedforward,
             dropout=self.dropout,
+            attention_dropout=self.attention_dropout,
             norm=self.norm,
             head=self.head,
         )

@@ -76,7 +76,7 @@ class TSForecaster(BaseTSEstimator):
         Train on a random subset (fixed by ``random_state``) of at most this many training windows;
         None uses all. Bounds the cost of an epoch on long series.
     d_model, n_heads, n_layers, dim_feedforward : int, default=32, 4, 2, 64
-    dropout, norm, attention hyperparameters, max_epochs, batch_size, lr, weight_decay,
+    dropout, attention_dropout (default 0.1 here: the benchmark numbers were measured with it), norm, attention hyperparameters, max_epochs, batch_size, lr, weight_decay,
     validation_fraction, patience, device, random_state, verbose, callbacks, lr_schedule
         As for :class:`tsattn.TSClassifier` (defaults here: ``max_epochs=30``, ``patience=5``,
         ``lr=1e-3``, ``batch_size=32``); ``batch_size`` counts windows.
@@ -114,6 +114,7 @@ class TSForecaster(BaseTSEstimator):
         n_layers: int = 2,
         dim_feedforward: int = 64,
         dropout: float = 0.1,
+        attention_dropout: float = 0.1,
         norm: str = "batch",
         beta: float | None = None,
         bn_standardize: bool | None = None,
@@ -142,7 +143,8 @@ class TSForecaster(BaseTSEstimator):
     ) -> None:
         super().__init__(
             attention, d_model=d_model, n_heads=n_heads, n_layers=n_layers,
-            dim_feedforward=dim_feedforward, dropout=dropout, norm=norm, head=head, beta=beta,
+            dim_feedforward=dim_feedforward, dropout=dropout,
+            attention_dropout=attention_dropout, norm=norm, head=head, beta=beta,
             bn_standardize=bn_standardize, learn_beta=learn_beta, scales=scales,
             key_scales=key_scales, kernel_size=kernel_size, window=window, rank=rank, r=r, s1=s1,
             s2=s2, block=block, max_len=max_len, max_epochs=max_epochs, batch_size=batch_size, lr=lr, lr_schedule=lr_schedule,
@@ -244,6 +246,7 @@ class TSForecaster(BaseTSEstimator):
             n_layers=self.n_layers,
             dim_feedforward=self.dim_feedforward,
             dropout=self.dropout,
+            attention_dropout=self.attention_dropout,
             norm=self.norm,
             head=self.head,
             n_harm=self.n_harm,

@@ -127,6 +127,7 @@ class ForecastingTransformer(nn.Module):
         instance_norm: bool = True,
         channel_independent: bool = True,
         patch_len: int = 1,
+        attention_dropout: float = 0.0,
     ) -> None:
         super().__init__()
         if head not in FORECAST_HEADS:
@@ -152,7 +153,7 @@ class ForecastingTransformer(nn.Module):
             [
                 EncoderLayer(
                     build_attention(
-                        attention, d_model, n_heads, dropout=dropout, **attention_params
+                        attention, d_model, n_heads, dropout=attention_dropout, **attention_params
                     ),
                     d_model,
                     dim_feedforward,

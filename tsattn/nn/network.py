@@ -25,6 +25,7 @@ class TSTransformer(nn.Module):
     n_channels, n_outputs, max_len : data-dependent sizes (``max_len`` is used by the flatten head).
     attention : registered attention name; ``attention_params`` its hyperparameters.
     d_model, n_heads, n_layers, dim_feedforward, dropout, norm, head : architecture.
+    attention_dropout : dropout on the attention weights (0 keeps SDPA on its fused kernels).
     """
 
     def __init__(
@@ -42,6 +43,7 @@ class TSTransformer(nn.Module):
         dropout: float = 0.1,
         norm: str = "batch",
         head: str = "pool",
+        attention_dropout: float = 0.0,
     ) -> None:
         super().__init__()
         self.d_model = d_model
@@ -50,7 +52,11 @@ class TSTransformer(nn.Module):
         layers = [
             EncoderLayer(
                 build_attention(
-                    attention, d_model, n_heads, dropout=dropout, **(attention_params or {})
+                    attention,
+                    d_model,
+                    n_heads,
+                    dropout=attention_dropout,
+                    **(attention_params or {}),
                 ),
                 d_model,
                 dim_feedforward,
