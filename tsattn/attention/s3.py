@@ -49,6 +49,7 @@ from torch import nn
 
 from tsattn.attention.base import MultiHeadProjections, check_positive_int
 from tsattn.attention.registry import register_attention
+from tsattn.nn.dropout import Dropout
 from tsattn.nn.norm import MaskedBatchNorm1d
 
 
@@ -66,7 +67,7 @@ class Smoother(nn.Module):
         nn.init.kaiming_normal_(self.filter, mode="fan_in", nonlinearity="relu")
         self.conv = nn.Conv1d(2 * d_model, d_model, kernel_size=3, padding=1)
         self.norm = MaskedBatchNorm1d(d_model)
-        self.dropout = nn.Dropout(dropout)
+        self.dropout = Dropout(dropout)
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
         b, n, d = x.shape

@@ -13,6 +13,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from tsattn.nn.dropout import Dropout
 from tsattn.nn.norm import MaskedBatchNorm1d
 
 __all__ = ["MaskedBatchNorm1d", "EncoderLayer", "TransformerEncoder", "SinusoidalPositionalEncoding"]
@@ -35,9 +36,9 @@ class EncoderLayer(nn.Module):
         self.attention = attention
         self.linear1 = nn.Linear(d_model, dim_feedforward)
         self.linear2 = nn.Linear(dim_feedforward, d_model)
-        self.dropout = nn.Dropout(dropout)
-        self.dropout1 = nn.Dropout(dropout)
-        self.dropout2 = nn.Dropout(dropout)
+        self.dropout = Dropout(dropout)
+        self.dropout1 = Dropout(dropout)
+        self.dropout2 = Dropout(dropout)
         self.norm_kind = norm
         if norm == "batch":
             self.norm1, self.norm2 = MaskedBatchNorm1d(d_model, eps=1e-5), MaskedBatchNorm1d(d_model, eps=1e-5)
@@ -75,7 +76,7 @@ class SinusoidalPositionalEncoding(nn.Module):
     def __init__(self, d_model: int, dropout: float) -> None:
         super().__init__()
         self.d_model = d_model
-        self.dropout = nn.Dropout(dropout)
+        self.dropout = Dropout(dropout)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         n, d = x.shape[1], self.d_model

@@ -15,6 +15,7 @@ import torch
 from torch import nn
 
 from tsattn.attention import attention_hyperparameters, build_attention
+from tsattn.nn.dropout import Dropout
 from tsattn.nn.encoder import EncoderLayer, SinusoidalPositionalEncoding, TransformerEncoder
 
 __all__ = [
@@ -80,7 +81,7 @@ class LinearForecastHead(nn.Module):
     ) -> None:
         super().__init__()
         self.horizon, self.c_out = horizon, c_out
-        self.dropout = nn.Dropout(dropout)
+        self.dropout = Dropout(dropout)
         self.linear = nn.Linear(context_length * d_model, horizon * c_out)
 
     def forward(self, h: torch.Tensor) -> torch.Tensor:

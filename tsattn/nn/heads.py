@@ -5,6 +5,8 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from tsattn.nn.dropout import Dropout
+
 __all__ = ["PoolingHead", "FlattenHead"]
 
 
@@ -14,7 +16,7 @@ class PoolingHead(nn.Module):
     def __init__(self, d_model: int, n_outputs: int, dropout: float) -> None:
         super().__init__()
         self.act = nn.GELU()
-        self.dropout = nn.Dropout(dropout)
+        self.dropout = Dropout(dropout)
         self.linear = nn.Linear(d_model, n_outputs)
 
     def forward(self, h: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
@@ -38,7 +40,7 @@ class FlattenHead(nn.Module):
         super().__init__()
         self.max_len = max_len
         self.act = nn.GELU()
-        self.dropout = nn.Dropout(dropout)
+        self.dropout = Dropout(dropout)
         self.linear = nn.Linear(d_model * max_len, n_outputs)
 
     def forward(self, h: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
