@@ -28,6 +28,7 @@ __all__ = [
     "softmax_attention",
     "bn_attention",
     "bn_recenter",
+    "bn_softmax_queries",
     "elu_feature_map",
     "linear_attention",
     "linear_bn_attention",
@@ -149,6 +150,28 @@ def bn_recenter(
     return qc, kc
 
 
+def bn_softmax_queries(
+    q: torch.Tensor,
+    k: torch.Tensor,
+    beta: float | torch.Tensor,
+    mask: torch.Tensor | None = None,
+    standardize: bool = False,
+    eps: float = 1e-5,
+) -> torch.Tensor:
+    """Queries that make plain softmax scores over the raw keys equal Attention-BN's.
+
+    ``(q-b*mu).(k-b*mu) = (q-b*mu).k - (q-b*mu).(b*mu)``: the second term is constant along each
+    row, and softmax (also restricted to any key pattern) ignores it. With ``standardize`` both
+    sides carry ``1/sigma``, so the query side carries ``1/sigma^2``. Only the queries are
+    transformed, saving a ``(B, H, Nk, d)`` copy of the keys and its FLOPs. Returns ``(B, H, Nq, d)``.
+    """
+    mu = masked_mean(k, mask)
+    qc = q - beta * mu
+    if standardize:
+        qc = qc / (masked_var(k, mask, mu) + eps)
+    return qc
+
+
 def bn_attention(
     q: torch.Tensor,
     k: torch.Tensor,
@@ -159,14 +182,14 @@ def bn_attention(
     eps: float = 1e-5,
     dropout_p: float = 0.0,
 ) -> torch.Tensor:
-    """Attention-BN, Eq. 26 of 000 (and Eq. 22 with ``standardize=True``).
+    """Attention-BN, Eq. 26 of 000 (and Eq. 22 with ``standardize=True``), for softmax kernels.
 
     ``h_i = sum_j softmax_j((q_i - beta*mu) . (k_j - beta*mu) / sqrt(d)) v_j`` with
     ``mu = mean_j k_j`` over real keys. Shapes as :func:`softmax_attention`; ``beta`` is a float or a
     0-d tensor (learnable beta, Table 11 of 000).
     """
-    qc, kc = bn_recenter(q, k, beta, mask, standardize, eps)
-    return F.scaled_dot_product_attention(qc, kc, v, attn_mask=sdpa_mask(mask), dropout_p=dropout_p)
+    qc = bn_softmax_queries(q, k, beta, mask, standardize, eps)
+    return F.scaled_dot_product_attention(qc, k, v, attn_mask=sdpa_mask(mask), dropout_p=dropout_p)
 
 
 def elu_feature_map(x: torch.Tensor) -> torch.Tensor:
@@ -325,10 +348,10 @@ def sparse_bn_attention(
     eps: float = 1e-5,
     dropout_p: float = 0.0,
 ) -> torch.Tensor:
-    """Sparse Attention-BN (Table 10 of 001): :func:`bn_recenter` (mean over *all* real keys, not
-    only the pattern), then :func:`sparse_attention`."""
-    qc, kc = bn_recenter(q, k, beta, mask, standardize, eps)
-    return sparse_attention(qc, kc, v, mask, block, query_scale, dropout_p)
+    """Sparse Attention-BN (Table 10 of 001): :func:`bn_softmax_queries` (mean over *all* real keys,
+    not only the pattern), then :func:`sparse_attention`."""
+    qc = bn_softmax_queries(q, k, beta, mask, standardize, eps)
+    return sparse_attention(qc, k, v, mask, block, query_scale, dropout_p)
 
 
 def upsample_time(x: torch.Tensor, scale: int, n: int) -> torch.Tensor:
