@@ -48,27 +48,27 @@ class ScaledHeadAttention(MultiHeadProjections):
         for head, s in enumerate(self.scales):
             groups.setdefault(s, []).append(head)
         self.groups = [(s, tuple(h)) for s, h in sorted(groups.items())]
-        order = [h for _, heads in self.groups for h in heads]
-        self._identity_order = order == list(range(n_heads))
-        self.register_buffer(
-            "_inverse_order", torch.argsort(torch.tensor(order)), persistent=False
-        )
 
     def kernel(self, q, k, v, mask, scale=1):  # noqa: D102 - scale: the keys' pooling factor
         return softmax_attention(q, k, v, mask, self.dropout_p)
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
-        q = self.project_heads(self.q_proj, x)
-        outs = []
+        # One scale group at a time: its queries, pooled keys/values and output are the only
+        # per-group tensors alive, and each output is written into one (B, H, N, d) tensor, so the
+        # layer never holds all heads' queries next to a concatenated copy of the outputs.
+        b, n, _ = x.shape
+        out = x.new_empty(b, self.n_heads, n, self.head_dim)
         for scale, heads in self.groups:
             xs, ms = pool_time(x, scale, mask)
+            q = self.project_heads(self.q_proj, x, heads)
             k = self.project_heads(self.k_proj, xs, heads)
             v = self.project_heads(self.v_proj, xs, heads)
-            qh = q[:, heads[0] : heads[-1] + 1] if _contiguous(heads) else q[:, list(heads)]
-            outs.append(self.kernel(qh, k, v, ms, scale=scale))
-        out = torch.cat(outs, dim=1)
-        if not self._identity_order:
-            out = out.index_select(1, self._inverse_order)
+            o = self.kernel(q, k, v, ms, scale=scale)
+            if _contiguous(heads):
+                out[:, heads[0] : heads[-1] + 1] = o
+            else:
+                out[:, list(heads)] = o
+            del xs, q, k, v, o  # free this group's tensors before the next group allocates
         return self.out_proj(self.merge_heads(out))
 
 
