@@ -114,3 +114,19 @@ def test_update_forecasts_from_the_new_data_without_sktime_keeping_it():
     pred = f.predict()
     assert list(pred.index) == [60, 61]
     np.testing.assert_allclose(pred.to_numpy(), expected, rtol=1e-6)
+
+
+def test_adapter_defaults_are_the_wrapped_estimators_defaults():
+    from tsattn import TSClassifier, TSForecaster, TSRegressor
+    from tsattn.adapters.sktime import TSAttnClassifier, TSAttnForecaster, TSAttnRegressor
+
+    for adapter, estimator in [
+        (TSAttnClassifier, TSClassifier),
+        (TSAttnRegressor, TSRegressor),
+        (TSAttnForecaster, TSForecaster),
+    ]:
+        ours = adapter().get_params()
+        theirs = estimator().get_params()
+        shared = set(ours) & set(theirs)
+        assert shared, adapter
+        assert {k: ours[k] for k in shared} == {k: theirs[k] for k in shared}, adapter.__name__

@@ -9,6 +9,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from tsattn.estimators import TSClassifier, TSForecaster
+
+# The adapters' defaults are the wrapped estimators' own, so the two never train different models.
+_C = TSClassifier().get_params()
+_F = TSForecaster().get_params()
+
 try:
     from sktime.classification.base import BaseClassifier
     from sktime.forecasting.base import BaseForecaster
@@ -63,27 +69,27 @@ class TSAttnForecaster(BaseForecaster):
 
     def __init__(
         self,
-        context_length: int = 96,
-        attention: str = "s3",
-        head: str = "fourier",
-        n_harm: int = 8,
-        instance_norm: bool = True,
-        channel_independent: bool = True,
-        patch_len: int = 16,
-        d_model: int = 32,
-        n_heads: int = 4,
-        n_layers: int = 2,
-        dim_feedforward: int = 64,
-        dropout: float = 0.1,
-        max_epochs: int = 30,
-        batch_size: int = 32,
-        lr: float = 1e-3,
-        validation_fraction: float = 0.1,
-        patience: int | None = 5,
-        max_train_windows: int | None = None,
-        device: str = "auto",
-        random_state: int | None = None,
-        verbose: int = 0,
+        context_length: int = _F['context_length'],
+        attention: str = _F['attention'],
+        head: str = _F['head'],
+        n_harm: int = _F['n_harm'],
+        instance_norm: bool = _F['instance_norm'],
+        channel_independent: bool = _F['channel_independent'],
+        patch_len: int = _F['patch_len'],
+        d_model: int = _F['d_model'],
+        n_heads: int = _F['n_heads'],
+        n_layers: int = _F['n_layers'],
+        dim_feedforward: int = _F['dim_feedforward'],
+        dropout: float = _F['dropout'],
+        max_epochs: int = _F['max_epochs'],
+        batch_size: int = _F['batch_size'],
+        lr: float = _F['lr'],
+        validation_fraction: float = _F['validation_fraction'],
+        patience: int | None = _F['patience'],
+        max_train_windows: int | None = _F['max_train_windows'],
+        device: str = _F['device'],
+        random_state: int | None = _F['random_state'],
+        verbose: int = _F['verbose'],
         forecaster_params: dict | None = None,
     ) -> None:
         self.context_length = context_length
@@ -190,22 +196,22 @@ class _CollectionMixin:
 
     def __init__(
         self,
-        attention: str = "softmax",
-        d_model: int = 64,
-        n_heads: int = 8,
-        n_layers: int = 3,
-        dim_feedforward: int = 256,
-        dropout: float = 0.1,
-        norm: str = "batch",
-        head: str = "pool",
-        max_epochs: int = 100,
-        batch_size: int = 32,
-        lr: float = 1e-3,
-        validation_fraction: float = 0.1,
-        patience: int | None = 30,
-        device: str = "auto",
-        random_state: int | None = None,
-        verbose: int = 0,
+        attention: str = _C['attention'],
+        d_model: int = _C['d_model'],
+        n_heads: int = _C['n_heads'],
+        n_layers: int = _C['n_layers'],
+        dim_feedforward: int = _C['dim_feedforward'],
+        dropout: float = _C['dropout'],
+        norm: str = _C['norm'],
+        head: str = _C['head'],
+        max_epochs: int = _C['max_epochs'],
+        batch_size: int = _C['batch_size'],
+        lr: float = _C['lr'],
+        validation_fraction: float = _C['validation_fraction'],
+        patience: int | None = _C['patience'],
+        device: str = _C['device'],
+        random_state: int | None = _C['random_state'],
+        verbose: int = _C['verbose'],
         estimator_params: dict | None = None,
     ) -> None:
         self.attention = attention
