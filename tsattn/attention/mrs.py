@@ -60,11 +60,6 @@ class MultiresolutionHeadAttention(MultiHeadProjections):
         for head, pair in enumerate(zip(self.scales, self.key_scales, strict=True)):
             groups.setdefault(pair, []).append(head)
         self.groups = [(s, sk, tuple(h)) for (s, sk), h in sorted(groups.items())]
-        order = [h for *_, heads in self.groups for h in heads]
-        self._identity_order = order == list(range(n_heads))
-        self.register_buffer(
-            "_inverse_order", torch.argsort(torch.tensor(order)), persistent=False
-        )
 
     def kernel(self, q, k, v, mask):  # noqa: D102 - coarse (B,h,Nq_s,d) queries, (B,h,Nk_s,d) keys
         return softmax_attention(q, k, v, mask, self.dropout_p)
@@ -78,17 +73,18 @@ class MultiresolutionHeadAttention(MultiHeadProjections):
                 pooled[scale] = pool_time(x, scale, mask)
             return pooled[scale]
 
-        outs = []
+        # As in the scaled heads: each group's output goes straight into one (B, H, N, d) tensor
+        # and the group's tensors are freed before the next group allocates.
+        out = x.new_empty(x.shape[0], self.n_heads, n, self.head_dim)
         for s, sk, heads in self.groups:
             xq, _ = pool(s)
             xk, mk = pool(sk)
             q = self.project_heads(self.q_proj, xq, heads)
             k = self.project_heads(self.k_proj, xk, heads)
             v = self.project_heads(self.v_proj, xk, heads)
-            outs.append(upsample_time(self.kernel(q, k, v, mk), s, n))
-        out = torch.cat(outs, dim=1)
-        if not self._identity_order:
-            out = out.index_select(1, self._inverse_order)
+            o = upsample_time(self.kernel(q, k, v, mk), s, n)
+            out[:, list(heads)] = o
+            del q, k, v, o
         return self.out_proj(self.merge_heads(out))
 
 
