@@ -85,6 +85,20 @@ def test_instance_norm_makes_the_network_shift_invariant():
         np.testing.assert_allclose(net(x + 3.0).numpy(), net(x).numpy() + 3.0, atol=1e-4)
 
 
+def test_small_instance_norm_eps_makes_the_network_scale_equivariant():
+    """RevIN-style eps: forecasting 10 * x + 3 gives 10 * forecast(x) + 3; Algorithm 3's floor does not."""
+    torch.manual_seed(0)
+    kw = dict(d_model=8, n_heads=2, n_layers=1, dim_feedforward=16, head="linear")
+    revin = ForecastingTransformer(2, 16, 4, instance_norm_eps=1e-9, **kw).eval()
+    floor = ForecastingTransformer(2, 16, 4, **kw).eval()
+    floor.load_state_dict(revin.state_dict())
+    x = torch.randn(5, 16, 2, dtype=torch.float64)
+    revin.double(), floor.double()
+    with torch.no_grad():
+        np.testing.assert_allclose(revin(10 * x + 3).numpy(), 10 * revin(x).numpy() + 3, atol=1e-6)
+        assert np.abs(floor(10 * x + 3).numpy() - (10 * floor(x).numpy() + 3)).max() > 1e-2
+
+
 @pytest.mark.parametrize("channel_independent", [True, False])
 @pytest.mark.parametrize("head", ["fourier", "linear"])
 @pytest.mark.parametrize("patch_len", [1, 4, 5])
@@ -237,6 +251,8 @@ def test_bad_input_at_predict():
         ({"horizon": 0}, "horizon"),
         ({"n_harm": -1}, "n_harm"),
         ({"instance_norm": "yes"}, "instance_norm"),
+        ({"instance_norm_eps": 0}, "instance_norm_eps must be a finite number > 0"),
+        ({"instance_norm_eps": float("nan")}, "instance_norm_eps"),
         ({"patch_len": 17}, "patch_len=17 exceeds context_length=16"),
     ],
 )

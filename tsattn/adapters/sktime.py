@@ -37,8 +37,8 @@ class TSAttnForecaster(BaseForecaster):
 
     Parameters
     ----------
-    context_length, attention, head, n_harm, instance_norm, channel_independent, patch_len, d_model,
-    n_heads, n_layers, dim_feedforward, dropout, max_epochs, batch_size, lr,
+    context_length, attention, head, n_harm, instance_norm, instance_norm_eps, channel_independent,
+    patch_len, d_model, n_heads, n_layers, dim_feedforward, dropout, max_epochs, batch_size, lr,
     validation_fraction, patience, max_train_windows, device, random_state, verbose
         As :class:`tsattn.TSForecaster`.
     forecaster_params : dict, optional
@@ -74,6 +74,7 @@ class TSAttnForecaster(BaseForecaster):
         head: str = _F['head'],
         n_harm: int = _F['n_harm'],
         instance_norm: bool = _F['instance_norm'],
+        instance_norm_eps: float = _F['instance_norm_eps'],
         channel_independent: bool = _F['channel_independent'],
         patch_len: int = _F['patch_len'],
         d_model: int = _F['d_model'],
@@ -97,6 +98,7 @@ class TSAttnForecaster(BaseForecaster):
         self.head = head
         self.n_harm = n_harm
         self.instance_norm = instance_norm
+        self.instance_norm_eps = instance_norm_eps
         self.channel_independent = channel_independent
         self.patch_len = patch_len
         self.d_model = d_model
@@ -123,7 +125,7 @@ class TSAttnForecaster(BaseForecaster):
         params = {
             name: getattr(self, name)
             for name in (
-                "context_length", "attention", "head", "n_harm", "instance_norm",
+                "context_length", "attention", "head", "n_harm", "instance_norm", "instance_norm_eps",
                 "channel_independent", "patch_len", "d_model", "n_heads", "n_layers", "dim_feedforward",
                 "dropout", "max_epochs", "batch_size", "lr", "validation_fraction", "patience",
                 "max_train_windows", "device", "random_state", "verbose",

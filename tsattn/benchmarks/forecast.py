@@ -69,6 +69,7 @@ class ForecastBenchmark:
     n_layers: int = 2
     dim_feedforward: int = 64
     dropout: float = 0.1
+    instance_norm_eps: float | None = None  # None: TSForecaster's default
     ar_lags: int = 24
     baselines: bool = True
     n_plot: int = 3
@@ -150,6 +151,11 @@ def run_forecast_benchmark(
     from tsattn.estimators.forecasting import TSForecaster
 
     context, horizons = config.resolved()
+    eps = (
+        config.instance_norm_eps
+        if config.instance_norm_eps is not None
+        else TSForecaster().instance_norm_eps
+    )
     out = Path(out) if out is not None else Path("results") / "forecast" / config.dataset
     out.mkdir(parents=True, exist_ok=True)
     registered = tsattn.list_attention()
@@ -193,6 +199,7 @@ def run_forecast_benchmark(
                         batch_size=config.batch_size, lr=config.lr, d_model=config.d_model,
                         n_heads=config.n_heads, n_layers=config.n_layers,
                         dim_feedforward=config.dim_feedforward, dropout=config.dropout, patch_len=config.patch_len,
+                        instance_norm_eps=eps,
                         device=config.device, random_state=seed, **config.extra,
                     )  # fmt: skip
                     t0 = time.perf_counter()
@@ -215,13 +222,14 @@ def run_forecast_benchmark(
               config.n_plot, list(df.columns))  # fmt: skip
     results = pd.DataFrame(rows)
     results.to_csv(out / "results.csv", index=False)
-    (out / "results.md").write_text(_markdown(results, config), encoding="utf-8")
+    (out / "results.md").write_text(_markdown(results, config, eps), encoding="utf-8")
     (out / "config.json").write_text(
         json.dumps(
             {
                 **asdict(config),
                 "context_length": context,
                 "horizons": list(horizons),
+                "instance_norm_eps": eps,
                 "attentions_run": attentions,
                 "seasonal_period": period,
                 "torch_threads": torch.get_num_threads(),
@@ -235,7 +243,7 @@ def run_forecast_benchmark(
     return results
 
 
-def _markdown(results: pd.DataFrame, config: ForecastBenchmark) -> str:
+def _markdown(results: pd.DataFrame, config: ForecastBenchmark, eps: float) -> str:
     grouped = results.groupby(["horizon", "model"], sort=False)
     table = grouped.agg(mse=("mse", "mean"), mse_std=("mse", "std"), mae=("mae", "mean"),
                         mae_std=("mae", "std"), n=("mse", "size"),
@@ -244,7 +252,7 @@ def _markdown(results: pd.DataFrame, config: ForecastBenchmark) -> str:
         f"# {config.dataset}: test MSE / MAE on the train-scaled data (every test window)",
         "",
         f"seeds {list(config.seeds)}, max_epochs {config.max_epochs}, max_train_windows "
-        f"{config.max_train_windows}; mean (± std over seeds). Baselines: naive_last repeats the "
+        f"{config.max_train_windows}, instance_norm_eps {eps:g}; mean (± std over seeds). Baselines: naive_last repeats the "
         "last value, seasonal_naive the last season, ar is a per-channel statsmodels AutoReg "
         "fitted on train.",
         "",

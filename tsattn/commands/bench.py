@@ -104,6 +104,9 @@ def _register_forecast(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--n-layers", type=int, default=2)
     p.add_argument("--dim-feedforward", type=int, default=64)
     p.add_argument("--dropout", type=float, default=0.1)
+    p.add_argument("--instance-norm-eps", type=float,
+                   help="added to each window's variance (default: TSForecaster's; 1 = 002's "
+                   "Algorithm 3, 1e-5 = RevIN)")  # fmt: skip
     p.add_argument("--ar-lags", type=int, default=24, help="lags of the AutoReg baseline")
     p.add_argument("--no-baselines", action="store_true")
     p.add_argument("--device", default="cpu")
@@ -121,6 +124,7 @@ def _forecast(args: argparse.Namespace) -> int:
         max_train_windows=args.max_train_windows or None, batch_size=args.batch_size, lr=args.lr,
         d_model=args.d_model, n_heads=args.n_heads, n_layers=args.n_layers,
         dim_feedforward=args.dim_feedforward, dropout=args.dropout, ar_lags=args.ar_lags,
+        instance_norm_eps=args.instance_norm_eps,
         baselines=not args.no_baselines, device=args.device,
     )  # fmt: skip
     results = run_forecast_benchmark(config, args.out)

@@ -9,6 +9,7 @@ of the training series.
 from __future__ import annotations
 
 import math
+import numbers
 import warnings
 from typing import Any
 
@@ -43,9 +44,11 @@ class TSForecaster(BaseTSEstimator):
     Scaling. The series is standardised per channel with the mean and standard deviation of the
     training part (``channel_mean_``, ``channel_scale_``); the loss is the MSE in these standardised
     units (the unit of the long-horizon benchmarks). Inside the network, each window is additionally
-    instance-normalised by its own mean and ``sqrt(var + 1)`` (``instance_norm=True``, Algorithm 3 of
-    002) and the forecast de-normalised. The ``+ 1`` floor is only scale-free because of the global
-    standardisation before it: a window flatter than the training series is not blown up.
+    instance-normalised by its own mean and ``sqrt(var + instance_norm_eps)`` and the forecast
+    de-normalised (``instance_norm=True``). ``instance_norm_eps=1`` is Algorithm 3 of 002: a floor that
+    leaves windows flatter than the training series unscaled, so it only suits series whose scale
+    stays that of the training part; a small ``instance_norm_eps`` (RevIN's) scales every window to
+    unit variance.
 
     Parameters
     ----------
@@ -62,7 +65,11 @@ class TSForecaster(BaseTSEstimator):
     n_harm : int, default=8
         Harmonics of the Fourier head.
     instance_norm : bool, default=True
-        Normalise each window by its mean and ``sqrt(var + 1)`` over time and de-normalise the output.
+        Normalise each window by its mean and ``sqrt(var + instance_norm_eps)`` over time and
+        de-normalise the output.
+    instance_norm_eps : float, default=1.0
+        Added to each window's variance; must be > 0. ``1.0`` is Algorithm 3 of 002; ``1e-5`` is
+        RevIN (scale-free: the network sees the same input whatever the window's level and scale).
     channel_independent : bool, default=True
         Encode each channel as its own univariate series with shared weights (PatchTST/DLinear
         style); False puts all channels of a time step in one token.
@@ -106,6 +113,7 @@ class TSForecaster(BaseTSEstimator):
         head: str = "fourier",
         n_harm: int = 8,
         instance_norm: bool = True,
+        instance_norm_eps: float = 1.0,
         channel_independent: bool = True,
         patch_len: int = 16,
         max_train_windows: int | None = None,
@@ -155,6 +163,7 @@ class TSForecaster(BaseTSEstimator):
         self.context_length = context_length
         self.n_harm = n_harm
         self.instance_norm = instance_norm
+        self.instance_norm_eps = instance_norm_eps
         self.channel_independent = channel_independent
         self.patch_len = patch_len
         self.max_train_windows = max_train_windows
@@ -179,6 +188,12 @@ class TSForecaster(BaseTSEstimator):
         for name in ("instance_norm", "channel_independent"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}.")
+        eps = self.instance_norm_eps
+        if isinstance(eps, bool) or not isinstance(eps, numbers.Real) or not 0 < eps < math.inf:
+            raise ValueError(
+                f"instance_norm_eps must be a finite number > 0 (1.0: Algorithm 3 of 002; 1e-5: "
+                f"RevIN), got {eps!r}."
+            )
         if self.max_train_windows is not None:
             _check_int("max_train_windows", self.max_train_windows)
         return super()._validate_params()
@@ -251,6 +266,7 @@ class TSForecaster(BaseTSEstimator):
             head=self.head,
             n_harm=self.n_harm,
             instance_norm=bool(self.instance_norm),
+            instance_norm_eps=float(self.instance_norm_eps),
             channel_independent=bool(self.channel_independent),
             patch_len=self.patch_len,
         )

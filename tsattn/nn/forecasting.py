@@ -99,7 +99,12 @@ class ForecastingTransformer(nn.Module):
     d_model, n_heads, n_layers, dim_feedforward, dropout, norm : encoder architecture.
     head : ``"fourier"`` (project tokens to the channels, Fourier-extrapolate) or ``"linear"``.
     n_harm : harmonics kept by the Fourier head (``1 + 2*n_harm`` frequencies).
-    instance_norm : normalise each window by its mean and ``sqrt(var + 1)`` over time (Algorithm 3).
+    instance_norm : normalise each window by its mean and ``sqrt(var + instance_norm_eps)`` over
+        time and de-normalise the forecast (Algorithm 3 of 002 with ``instance_norm_eps=1``).
+    instance_norm_eps : added to each window's variance. ``1.0`` is Algorithm 3 (a floor: windows
+        flatter than the globally standardised series are not scaled up); a small value such as
+        ``1e-5`` is RevIN's (every window scaled to unit variance, so the network is equivariant to
+        the window's level *and* scale).
     channel_independent : encode every channel as its own univariate series with shared weights
         (the batch becomes ``B * n_channels`` series of one channel); otherwise one token holds every
         channel of a time step.
@@ -126,6 +131,7 @@ class ForecastingTransformer(nn.Module):
         head: str = "fourier",
         n_harm: int = 8,
         instance_norm: bool = True,
+        instance_norm_eps: float = 1.0,
         channel_independent: bool = True,
         patch_len: int = 1,
         attention_dropout: float = 0.0,
@@ -136,6 +142,7 @@ class ForecastingTransformer(nn.Module):
         self.n_channels = n_channels
         self.horizon = horizon
         self.instance_norm = instance_norm
+        self.instance_norm_eps = float(instance_norm_eps)
         self.channel_independent = channel_independent
         self.d_model = d_model
         self.context_length = context_length
@@ -178,7 +185,7 @@ class ForecastingTransformer(nn.Module):
         b, n, c = x.shape
         if self.instance_norm:
             mean = x.mean(dim=1, keepdim=True)
-            std = torch.sqrt(x.var(dim=1, keepdim=True, unbiased=False) + 1.0)
+            std = torch.sqrt(x.var(dim=1, keepdim=True, unbiased=False) + self.instance_norm_eps)
             x = (x - mean) / std
         if self.channel_independent:
             x = x.permute(0, 2, 1).reshape(b * c, n, 1)
