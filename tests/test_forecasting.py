@@ -85,6 +85,26 @@ def test_instance_norm_makes_the_network_shift_invariant():
         np.testing.assert_allclose(net(x + 3.0).numpy(), net(x).numpy() + 3.0, atol=1e-4)
 
 
+@pytest.mark.parametrize("eps", [1.0, 1e-5])
+def test_instance_norm_is_algorithm_3_with_its_eps(eps):
+    """The encoder sees (x - mean) / sqrt(var + eps) over time: Algorithm 3 of 002 at eps=1."""
+    torch.manual_seed(0)
+    net = ForecastingTransformer(3, 12, 4, d_model=8, n_heads=2, n_layers=1, dim_feedforward=16,
+                                 channel_independent=False, instance_norm_eps=eps).eval()  # fmt: skip
+    seen = []
+    net.input_projection.register_forward_hook(lambda mod, args, out: seen.append(args[0]))
+    x = 5 + 3 * torch.randn(2, 12, 3, dtype=torch.float64)
+    net.double()(x)
+    ref = (x - x.mean(1, keepdim=True)) / torch.sqrt(torch.var(x, 1, keepdim=True) + eps)  # unbiased
+    np.testing.assert_allclose(seen[0].numpy(), ref.numpy(), rtol=1e-12)
+
+
+def test_forecaster_passes_instance_norm_eps_to_the_network():
+    f = TSForecaster(**{**TINY, "instance_norm_eps": 1.0}).fit(_frame().to_numpy())
+    assert f.module_.instance_norm_eps == 1.0
+    assert TSForecaster().instance_norm_eps == 1e-5
+
+
 def test_small_instance_norm_eps_makes_the_network_scale_equivariant():
     """RevIN-style eps: forecasting 10 * x + 3 gives 10 * forecast(x) + 3; Algorithm 3's floor does not."""
     torch.manual_seed(0)

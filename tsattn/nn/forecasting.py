@@ -1,7 +1,7 @@
 """Forecasting network: instance normalisation, encoder, and a Fourier-extrapolation or linear head.
 
 Follows Algorithms 3-4 of S3Attention (paper 002): each input window is normalised by its own mean
-and ``sqrt(var + 1)`` over time, encoded by a transformer with any registered attention, projected back
+and ``sqrt(var + instance_norm_eps)`` over time (``1`` in Algorithm 3), encoded by a transformer with any registered attention, projected back
 to the channels and extrapolated by its lowest Fourier harmonics (``head="fourier"``), or mapped to the
 horizon by a flattened linear layer (``head="linear"``); the output is de-normalised.
 """
@@ -185,7 +185,7 @@ class ForecastingTransformer(nn.Module):
         b, n, c = x.shape
         if self.instance_norm:
             mean = x.mean(dim=1, keepdim=True)
-            std = torch.sqrt(x.var(dim=1, keepdim=True, unbiased=False) + self.instance_norm_eps)
+            std = torch.sqrt(x.var(dim=1, keepdim=True) + self.instance_norm_eps)  # unbiased, as Algorithm 3
             x = (x - mean) / std
         if self.channel_independent:
             x = x.permute(0, 2, 1).reshape(b * c, n, 1)
