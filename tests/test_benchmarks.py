@@ -45,6 +45,25 @@ def test_compare_attentions_on_japanese_vowels():
     assert summary.paper_accuracy.str.startswith("99.").all()
 
 
+def test_test_selected_accuracy_is_the_best_epoch_on_test_and_changes_nothing_else():
+    X, y = load_japanese_vowels(split="train")
+    Xt, yt = load_japanese_vowels(split="test")
+    params = {**TINY, "max_epochs": 4}
+    kw = dict(dataset="JapaneseVowels", seeds=(0,), estimator_params=params)
+    plain, _ = compare_attentions(X[:60], y[:60], Xt[:40], yt[:40], ["softmax"], **kw)
+    probed, summary = compare_attentions(
+        X[:60], y[:60], Xt[:40], yt[:40], ["softmax"], test_selected=True, **kw
+    )
+    assert probed.accuracy.iloc[0] == plain.accuracy.iloc[0]  # the probe does not touch training
+    assert probed.best_epoch.iloc[0] == plain.best_epoch.iloc[0]
+    # the trained model's test accuracy is one of the epochs' test accuracies, so never above it
+    assert probed.test_selected_accuracy.iloc[0] >= probed.accuracy.iloc[0]
+    assert 1 <= probed.test_selected_epoch.iloc[0] <= 4
+    assert summary.test_selected_mean.iloc[0] == 100 * probed.test_selected_accuracy.iloc[0]
+    if probed.best_epoch.iloc[0] == probed.test_selected_epoch.iloc[0]:
+        assert probed.test_selected_accuracy.iloc[0] == probed.accuracy.iloc[0]
+
+
 def test_compare_command_writes_results(tmp_path, capsys):
     code = main([
         "compare", "--attentions", "softmax", "--max-epochs", "1", "--quiet", "--out", str(tmp_path),
@@ -55,6 +74,18 @@ def test_compare_command_writes_results(tmp_path, capsys):
     assert "JapaneseVowels" in out and "99.46" in out
     summary = pd.read_csv(tmp_path / "summary.csv")
     assert list(summary.attention) == ["softmax"]
+    assert "test_selected" not in out
+
+
+def test_compare_command_test_selected_column(tmp_path, capsys):
+    code = main([
+        "compare", "--attentions", "softmax", "--max-epochs", "2", "--quiet", "--out", str(tmp_path),
+        "--param", "d_model=16", "--param", "n_heads=2", "--param", "n_layers=1", "--test-selected",
+    ])
+    assert code == 0
+    assert "test_selected" in capsys.readouterr().out
+    runs = pd.read_csv(tmp_path / "runs.csv")
+    assert runs.test_selected_accuracy.iloc[0] >= runs.accuracy.iloc[0]
 
 
 def test_compare_command_rejects_unknown_attention(capsys):

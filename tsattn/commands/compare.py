@@ -30,6 +30,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="extra TSClassifier parameter, VALUE parsed as JSON (repeatable), e.g. --param beta=0.6")
     p.add_argument("--out", type=Path, default=None,
                    help="folder for runs.csv and summary.csv (default: results/compare/<dataset>)")
+    p.add_argument("--test-selected", action="store_true",
+                   help="also report the best TEST accuracy over epochs: the checkpoint selection "
+                   "of the command published with Zerveas et al.'s code (--val_pattern TEST), which "
+                   "the papers' numbers follow; optimistic, for like-for-like comparison only")
     p.add_argument("--list", action="store_true", help="list the attention variants and exit")
     p.add_argument("-q", "--quiet", action="store_true", help="no per-run lines or progress bars")
     p.set_defaults(func=run)
@@ -82,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
           f"seeds 0..{args.seeds - 1}")
     runs, summary = compare_attentions(
         X, y, Xt, yt, args.attentions, dataset=args.dataset, seeds=range(args.seeds),
-        estimator_params=params, verbose=0 if args.quiet else 1,
+        estimator_params=params, verbose=0 if args.quiet else 1, test_selected=args.test_selected,
     )
     out = args.out or Path("results") / "compare" / args.dataset
     out.mkdir(parents=True, exist_ok=True)
@@ -93,7 +97,15 @@ def run(args: argparse.Namespace) -> int:
         fit_s=summary.fit_seconds.map(lambda v: f"{v:.1f}"),
         attn_MFLOPs=summary.attention_flops_per_sample.map(lambda v: f"{v / 1e6:.3f}"),
         paper=summary.paper_accuracy.fillna("-"),
-    )[["attention", "accuracy", "fit_s", "parameters", "attn_MFLOPs", "paper"]]
+    )
+    columns = ["attention", "accuracy", "fit_s", "parameters", "attn_MFLOPs", "paper"]
+    if args.test_selected:
+        table["test_selected"] = [
+            f"{m:.2f} ± {s:.2f}"
+            for m, s in zip(summary.test_selected_mean, summary.test_selected_std, strict=True)
+        ]
+        columns.insert(-1, "test_selected")
+    table = table[columns]
     print()
     print(table.to_string(index=False))
     print(f"\nwrote {out / 'runs.csv'} and {out / 'summary.csv'}")
