@@ -11,21 +11,33 @@ __all__ = ["PoolingHead", "FlattenHead"]
 
 
 class PoolingHead(nn.Module):
-    """GELU, dropout, mean over the real steps, linear. Works for any series length."""
+    """GELU, dropout, pooling over the real steps, linear. Works for any series length.
 
-    def __init__(self, d_model: int, n_outputs: int, dropout: float) -> None:
+    ``with_max=False``: the mean over the real steps (``d_model`` features). ``with_max=True``: the
+    mean and the maximum over the real steps, concatenated (``2 * d_model`` features), so a feature
+    that fires at a few steps is not averaged away. Padded steps enter neither.
+    """
+
+    def __init__(self, d_model: int, n_outputs: int, dropout: float, with_max: bool = False) -> None:
         super().__init__()
+        self.with_max = with_max
         self.act = nn.GELU()
         self.dropout = Dropout(dropout)
-        self.linear = nn.Linear(d_model, n_outputs)
+        self.linear = nn.Linear(2 * d_model if with_max else d_model, n_outputs)
 
     def forward(self, h: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+        """``h (B, N, d_model)``, ``mask (B, N)`` bool True = real -> ``(B, n_outputs)``."""
         h = self.dropout(self.act(h))
         if mask is None:
             pooled = h.mean(dim=1)
+            if self.with_max:
+                pooled = torch.cat([pooled, h.amax(dim=1)], dim=1)
         else:
             w = mask.to(h.dtype)[..., None]
             pooled = (h * w).sum(dim=1) / w.sum(dim=1).clamp_min(1.0)
+            if self.with_max:
+                peak = h.masked_fill(~mask[..., None], float("-inf")).amax(dim=1)
+                pooled = torch.cat([pooled, peak], dim=1)
         return self.linear(pooled)
 
 

@@ -14,7 +14,7 @@ from tsattn.nn.heads import FlattenHead, PoolingHead
 
 __all__ = ["TSTransformer", "HEADS"]
 
-HEADS = ("pool", "flatten")
+HEADS = ("meanmax", "pool", "flatten")
 
 
 class TSTransformer(nn.Module):
@@ -42,7 +42,7 @@ class TSTransformer(nn.Module):
         dim_feedforward: int = 256,
         dropout: float = 0.1,
         norm: str = "batch",
-        head: str = "pool",
+        head: str = "meanmax",
         attention_dropout: float = 0.0,
     ) -> None:
         super().__init__()
@@ -66,8 +66,8 @@ class TSTransformer(nn.Module):
             for _ in range(n_layers)
         ]
         self.encoder = TransformerEncoder(layers)
-        if head == "pool":
-            self.head: nn.Module = PoolingHead(d_model, n_outputs, dropout)
+        if head in ("pool", "meanmax"):
+            self.head: nn.Module = PoolingHead(d_model, n_outputs, dropout, head == "meanmax")
         elif head == "flatten":
             self.head = FlattenHead(d_model, n_outputs, dropout, max_len)
         else:
