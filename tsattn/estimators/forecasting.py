@@ -72,8 +72,8 @@ class TSForecaster(BaseTSEstimator):
         unit variance, so the network sees the same input whatever the window's level and scale.
         ``1.0`` is Algorithm 3 of 002 exactly: a floor that leaves windows flatter than the training
         series unscaled, which hurts where the scale drifts after the training period (test MSE,
-        s3/linear, mean of seeds: illness h24 2.34 -> 2.00, exchange h96 0.091 -> 0.083, ETTh1 h96
-        0.378 both; ``docs/results/forecast/``).
+        s3/linear, 3 seeds: illness h24 2.317 -> 2.055, exchange h96 0.091 -> 0.084;
+        ``docs/results/forecast/``).
     channel_independent : bool, default=True
         Encode each channel as its own univariate series with shared weights (PatchTST/DLinear
         style); False puts all channels of a time step in one token.
