@@ -9,10 +9,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from tsattn.estimators import TSClassifier, TSForecaster
+from tsattn.adapters._collection import TEST_PARAMS, CollectionAdapterMixin
+from tsattn.estimators import TSForecaster
 
 # The adapters' defaults are the wrapped estimators' own, so the two never train different models.
-_C = TSClassifier().get_params()
 _F = TSForecaster().get_params()
 
 try:
@@ -176,12 +176,6 @@ class TSAttnForecaster(BaseForecaster):
         return [tiny, {**tiny, "head": "linear", "channel_independent": False, "patch_len": 1}]
 
 
-_COLLECTION_PARAMS = (
-    "attention", "d_model", "n_heads", "n_layers", "dim_feedforward", "dropout", "norm", "head",
-    "max_epochs", "batch_size", "lr", "validation_fraction", "patience", "device", "random_state",
-    "verbose",
-)  # fmt: skip
-
 _COLLECTION_TAGS = {
     "authors": ["tsattn developers"],
     "python_dependencies": ["torch"],
@@ -191,68 +185,10 @@ _COLLECTION_TAGS = {
 }
 
 
-class _CollectionMixin:
-    """Shared constructor and fitting of the classifier and regressor adapters."""
-
-    _estimator_cls: str
-
-    def __init__(
-        self,
-        attention: str = _C['attention'],
-        d_model: int = _C['d_model'],
-        n_heads: int = _C['n_heads'],
-        n_layers: int = _C['n_layers'],
-        dim_feedforward: int = _C['dim_feedforward'],
-        dropout: float = _C['dropout'],
-        norm: str = _C['norm'],
-        head: str = _C['head'],
-        max_epochs: int = _C['max_epochs'],
-        batch_size: int = _C['batch_size'],
-        lr: float = _C['lr'],
-        validation_fraction: float = _C['validation_fraction'],
-        patience: int | None = _C['patience'],
-        device: str = _C['device'],
-        random_state: int | None = _C['random_state'],
-        verbose: int = _C['verbose'],
-        estimator_params: dict | None = None,
-    ) -> None:
-        self.attention = attention
-        self.d_model = d_model
-        self.n_heads = n_heads
-        self.n_layers = n_layers
-        self.dim_feedforward = dim_feedforward
-        self.dropout = dropout
-        self.norm = norm
-        self.head = head
-        self.max_epochs = max_epochs
-        self.batch_size = batch_size
-        self.lr = lr
-        self.validation_fraction = validation_fraction
-        self.patience = patience
-        self.device = device
-        self.random_state = random_state
-        self.verbose = verbose
-        self.estimator_params = estimator_params
-        super().__init__()
-
-    def _fit(self, X, y):
-        import tsattn
-
-        params = {name: getattr(self, name) for name in _COLLECTION_PARAMS}
-        params.update(self.estimator_params or {})
-        self.estimator_ = getattr(tsattn, self._estimator_cls)(**params).fit(X, y)
-        return self
-
-    def _predict(self, X):
-        return self.estimator_.predict(X)
-
+class _CollectionMixin(CollectionAdapterMixin):
     @classmethod
     def get_test_params(cls, parameter_set: str = "default"):
-        tiny = dict(
-            attention="softmax", d_model=8, n_heads=2, n_layers=1, dim_feedforward=16,
-            max_epochs=2, validation_fraction=0.0, device="cpu", random_state=0,
-        )  # fmt: skip
-        return [tiny, {**tiny, "attention": "bn_sh", "norm": "layer"}]
+        return [dict(p) for p in TEST_PARAMS]
 
 
 class TSAttnClassifier(_CollectionMixin, BaseClassifier):
@@ -269,11 +205,6 @@ class TSAttnClassifier(_CollectionMixin, BaseClassifier):
 
     _estimator_cls = "TSClassifier"
     _tags = {**_COLLECTION_TAGS, "capability:predict_proba": True}
-
-    def _predict_proba(self, X):
-        proba = self.estimator_.predict_proba(X)
-        order = [list(self.estimator_.classes_).index(c) for c in self.classes_]
-        return proba[:, order]
 
 
 class TSAttnRegressor(_CollectionMixin, BaseRegressor):
