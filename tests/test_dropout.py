@@ -37,3 +37,28 @@ def test_gradient_is_the_scaled_mask():
 def test_invalid_probability():
     with pytest.raises(ValueError, match=r"\[0, 1\)"):
         Dropout(1.0)
+
+
+def test_random_bytes_are_uniform_in_every_byte_of_the_word():
+    """All eight bytes of each 64-bit draw are used, so none may be biased (e.g. a sign byte)."""
+    from tsattn.nn.dropout import random_bytes
+
+    torch.manual_seed(2)
+    b = random_bytes((1_000_000,)).long()
+    per_position = b.view(-1, 8).float().mean(0)  # byte 7 holds the sign bit of the draw
+    assert torch.allclose(per_position, torch.full((8,), 127.5), atol=1.0)
+    counts = torch.bincount(b, minlength=256).float()
+    expected = len(b) / 256
+    chi2 = ((counts - expected) ** 2 / expected).sum().item()
+    assert chi2 < 350  # 255 degrees of freedom: the 99.9% point is ~330
+
+
+def test_random_bytes_shape_and_seed():
+    from tsattn.nn.dropout import random_bytes
+
+    torch.manual_seed(3)
+    a = random_bytes((3, 5, 7))  # 105 values: not a multiple of 8
+    torch.manual_seed(3)
+    b = random_bytes((3, 5, 7))
+    assert a.shape == (3, 5, 7) and a.dtype == torch.uint8
+    assert torch.equal(a, b)

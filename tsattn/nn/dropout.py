@@ -1,10 +1,12 @@
 """Inverted dropout with a cheaper mask on the CPU.
 
-On the CPU, ``F.dropout`` spends most of its time in ``bernoulli_`` (float random numbers); drawing
-the mask from 8-bit integers costs about half as much (measured: 11.7 ms vs 24.5 ms forward+backward
-on a ``(32, 315, 256)`` tensor), and dropout is ~20% of a training step of the UEA-sized encoder.
-The keep probability is quantised to ``k / 256`` (``p=0.2`` keeps 205/256 = 0.8008) and kept values
-are scaled by exactly ``256 / k``, so the layer stays unbiased. Other devices use ``F.dropout``.
+On the CPU, ``F.dropout`` spends most of its time in ``bernoulli_`` (float random numbers); the mask
+here is one random byte per value, compared with a threshold. The bytes come from 64-bit random
+integers, eight bytes per draw of the generator (``torch.randint(0, 256, dtype=uint8)`` draws once
+per byte and is ~6x slower: 7.5 ms vs 1.2 ms for the ``(32, 315, 256)`` mask of the UEA-sized
+encoder at two threads). The keep probability is quantised to ``k / 256`` (``p=0.2`` keeps
+205/256 = 0.8008) and kept values are scaled by exactly ``256 / k``, so the layer stays unbiased.
+Other devices use ``F.dropout``.
 """
 
 from __future__ import annotations
@@ -13,7 +15,17 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-__all__ = ["Dropout"]
+__all__ = ["Dropout", "random_bytes"]
+
+
+def random_bytes(shape: torch.Size | tuple[int, ...], device: torch.device | str = "cpu") -> torch.Tensor:
+    """Independent uniform bytes ``(shape) uint8`` from the global generator, 8 per 64-bit draw."""
+    n = 1
+    for size in shape:
+        n *= int(size)
+    words = torch.empty((n + 7) // 8, dtype=torch.int64, device=device)
+    words.random_(-(2**63), 2**63 - 1)  # the full 64-bit range: every byte uniform
+    return words.view(torch.uint8)[:n].view(shape)
 
 
 class Dropout(nn.Module):
@@ -37,8 +49,7 @@ class Dropout(nn.Module):
             return x
         if x.device.type != "cpu":
             return F.dropout(x, self.p, training=True)
-        keep = torch.randint(0, 256, x.shape, dtype=torch.uint8, device=x.device) >= self._drop
-        return x * (keep * self._scale).to(x.dtype)
+        return x * (random_bytes(x.shape, x.device) >= self._drop).to(x.dtype).mul_(self._scale)
 
     def extra_repr(self) -> str:
         return f"p={self.p}"
