@@ -105,3 +105,24 @@ def test_epoch_time_against_sktime():
     assert list(frame.model) == ["tsattn TSClassifier(softmax)", "sktime MVTSTransformerClassifier"]
     assert np.isfinite(frame.seconds_per_epoch).all()
     assert frame.speedup_vs_sktime.iloc[1] == pytest.approx(1.0)
+    # the profiled epoch found the attention kernels and they are part of, not more than, the epoch
+    sdpa = frame.sdpa_seconds_per_epoch.iloc[0]
+    assert 0 < sdpa < frame.seconds_per_epoch.iloc[0] * 5
+    sktime_seconds = frame.seconds_per_epoch.iloc[1]  # tiny fits: may even come out negative
+    assert frame.speedup_ceiling_vs_sktime.iloc[0] == pytest.approx(sktime_seconds / sdpa)
+
+
+def test_sdpa_epoch_profiler_counts_only_the_attention_kernels():
+    """softmax runs SDPA in every layer; the linear attention never calls it, so its time is 0."""
+    from tsattn.benchmarks.epoch_time import SDPAEpochProfiler
+
+    X, y = load_basic_motions(split="train")
+    times = {}
+    for attention in ("softmax", "linear"):
+        probe = SDPAEpochProfiler()
+        clf = TSClassifier(attention=attention, d_model=8, n_heads=2, n_layers=1, dim_feedforward=16,
+                           max_epochs=5, callbacks=[probe], random_state=0).fit(X[:16], y[:16])
+        assert len(clf.history_) == 2  # one warm-up epoch, one profiled epoch, then it stops
+        times[attention] = probe.sdpa_seconds
+    assert times["softmax"] > 0
+    assert times["linear"] == 0

@@ -39,6 +39,11 @@ def _register_epoch(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--epochs", type=int, default=3, help="timed epochs per model (default 3)")
     p.add_argument("--device", default="cpu")
     p.add_argument("--no-sktime", action="store_true", help="time tsattn only")
+    p.add_argument(
+        "--no-sdpa-profile", action="store_true",
+        help="skip the profiled epoch that measures the attention kernels' share "
+        "(sdpa_seconds_per_epoch, speedup_ceiling_vs_sktime)",
+    )
     p.add_argument("--out", type=Path, default=Path("results/bench/epoch"))
     p.set_defaults(func=_run_epoch)
 
@@ -56,13 +61,17 @@ def _run_epoch(args: argparse.Namespace) -> int:
         X, y, attentions=tuple(args.attentions), d_model=args.d_model, n_heads=args.n_heads,
         n_layers=args.n_layers, dim_feedforward=args.dim_feedforward, batch_size=args.batch_size,
         epochs=args.epochs, device=args.device, include_sktime=not args.no_sktime,
+        profile_sdpa=not args.no_sdpa_profile,
     )
     frame["dataset"] = args.dataset
     frame["torch_threads"] = torch.get_num_threads()
     args.out.mkdir(parents=True, exist_ok=True)
     frame.to_csv(args.out / f"{args.dataset}.csv", index=False)
     (args.out / f"{args.dataset}.json").write_text(json.dumps(frame.to_dict("records"), indent=2))
-    cols = [c for c in ("model", "seconds_per_epoch", "speedup_vs_sktime") if c in frame]
+    cols = [
+        c for c in ("model", "seconds_per_epoch", "speedup_vs_sktime", "sdpa_seconds_per_epoch",
+                    "speedup_ceiling_vs_sktime") if c in frame
+    ]  # fmt: skip
     print(frame[cols].to_string(index=False, float_format=lambda v: f"{v:.3f}"))
     print(f"wrote {args.out / (args.dataset + '.csv')}")
     return 0

@@ -14,8 +14,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "compare",
         help="train attention variants on a classification dataset and compare them",
         description=(
-            "Fit TSClassifier once per attention and seed on the TRAIN split (validation carved "
-            "from TRAIN), score each once on TEST, and print accuracy, fit time, parameters, "
+            "Fit TSClassifier once per attention and seed on the TRAIN split (the model is chosen "
+            "on TRAIN alone: on the training loss, or on a validation part of TRAIN with --param "
+            "validation_fraction=...), score each once on TEST, and print accuracy, fit time, parameters, "
             "attention FLOPs per sample and the paper's number. JapaneseVowels ships with aeon, "
             "so the default run needs no network."
         ),
