@@ -17,6 +17,7 @@ _COMMAND_MODULES = (
     "tsattn.commands.datasets",
     "tsattn.commands.bench",
     "tsattn.commands.profile",
+    "tsattn.commands.tune",
 )
 
 

@@ -1,0 +1,180 @@
+"""Optuna tuning: spaces from the registry, real studies on SQLite and journal storage, pruning, resume."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from aeon.datasets import load_basic_motions
+
+optuna = pytest.importorskip("optuna")
+
+from tsattn import TSClassifier, TSRegressor  # noqa: E402
+from tsattn.cli import main  # noqa: E402
+from tsattn.training import Callback  # noqa: E402
+from tsattn.tuning import (  # noqa: E402
+    best_params,
+    resolve_storage,
+    scale_presets,
+    search_space,
+    tune,
+)
+
+TINY = dict(d_model=8, n_heads=2, n_layers=1, dim_feedforward=16, max_epochs=4, random_state=0)
+FINISHED = (optuna.trial.TrialState.COMPLETE, optuna.trial.TrialState.PRUNED)
+
+
+@pytest.fixture(scope="module")
+def motions():
+    X, y = load_basic_motions(split="train")
+    return X[:, :, ::4], y  # 40 series, 4 classes, 25 steps
+
+
+def test_search_space_comes_from_the_registry():
+    assert set(search_space("bn")) == {"beta", "lr", "dropout", "weight_decay"}
+    assert search_space("softmax", training=False) == {}
+    assert set(search_space("s3", training=False)) == {"r", "s1", "s2"}
+    assert set(search_space("bn_sh", training=False)) == {"beta", "scales"}
+    beta = search_space("bn")["beta"]
+    assert (beta.low, beta.high, beta.step) == (0.1, 1.2, 0.05)  # 001 Tables 12-13
+    with pytest.raises(ValueError, match="Valid names"):
+        search_space("nope")
+
+
+@pytest.mark.parametrize("n_heads", [1, 2, 4, 8])
+def test_scale_presets_have_one_factor_per_head(n_heads):
+    presets = [tuple(int(s) for s in p.split(",")) for p in scale_presets(n_heads)]
+    assert len(presets) == len(set(presets)) >= 3
+    for scales in presets:
+        assert len(scales) == n_heads
+        assert list(scales) == sorted(scales)
+        if n_heads > 1:
+            assert scales[0] == 1  # one full-resolution head
+    if n_heads == 8:
+        assert (1, 1, 2, 2, 4, 4, 8, 8) in presets  # the papers' choice (001 J.1)
+
+
+def test_tune_on_sqlite_records_trials_and_resumes(motions, tmp_path):
+    X, y = motions
+    storage = tmp_path / "study.db"
+    est = TSClassifier(attention="bn_sh", **TINY)
+    study = tune(est, X, y, n_trials=3, storage=storage, study_name="bn_sh")
+    assert storage.is_file()
+    trials = study.get_trials(states=FINISHED)
+    assert len(trials) == 3
+    for t in trials:
+        assert 0.0 <= t.value <= 1.0
+        assert 1 <= t.user_attrs["best_epoch"] <= t.user_attrs["epochs"] <= 4
+        assert 0.1 <= t.params["beta"] <= 1.2
+    params = best_params(study)
+    assert isinstance(params["scales"], tuple) and len(params["scales"]) == 2
+    TSClassifier(attention="bn_sh", **{**TINY, **params})  # the constructor takes them as they are
+    # a second run on the same storage continues the study up to 5 finished trials in total
+    again = tune(est, X, y, n_trials=5, storage=storage, study_name="bn_sh")
+    assert len(again.get_trials(states=FINISHED)) == 5
+    assert [t.number for t in again.trials[:3]] == [t.number for t in trials]
+
+
+def test_journal_file_storage_is_shared_between_workers(motions, tmp_path):
+    X, y = motions
+    path = tmp_path / "shared" / "journal.log"
+    est = TSClassifier(attention="bn", **TINY)
+    tune(est, X, y, space=search_space("bn", training=False), n_trials=2, storage=path,
+         study_name="jv")
+    # another worker (process or machine) opening the same file sees the trials
+    seen = optuna.load_study(study_name="jv", storage=resolve_storage(path))
+    assert len(seen.get_trials(states=FINISHED)) == 2
+
+
+def test_pruned_trials_stop_training_early(motions):
+    X, y = motions
+    est = TSClassifier(attention="bn", **{**TINY, "max_epochs": 6})
+    # accuracy can never exceed 1.1, so this pruner prunes at the first reported epoch
+    pruner = optuna.pruners.ThresholdPruner(lower=1.1)
+    study = tune(est, X, y, n_trials=2, pruner=pruner,
+                 space=search_space("bn", training=False))
+    assert [t.state for t in study.trials] == [optuna.trial.TrialState.PRUNED] * 2
+    assert all(t.last_step == 1 for t in study.trials)
+
+
+def test_regressor_minimises_the_validation_loss(tmp_path):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 2, 20))
+    y = X[:, 0].mean(axis=1) + 0.1 * rng.normal(size=40)
+    study = tune(TSRegressor(**TINY), X, y, n_trials=2,
+                 space=search_space("softmax", n_heads=2))
+    assert study.direction == optuna.study.StudyDirection.MINIMIZE
+    assert all(t.value > 0 for t in study.trials)
+    # a study created for a classifier cannot be resumed by a regressor
+    storage = tmp_path / "s.db"
+    tune(TSClassifier(**TINY), X, (y > 0).astype(int), n_trials=1, storage=storage, study_name="s",
+         space=search_space("softmax", n_heads=2))
+    with pytest.raises(ValueError, match="maximize"):
+        tune(TSRegressor(**TINY), X, y, n_trials=1, storage=storage, study_name="s")
+
+
+class _InterruptOnSecondFit(Callback):
+    fits = 0
+
+    def on_train_begin(self, estimator):
+        type(self).fits += 1
+
+    def on_epoch_end(self, estimator, record):
+        if type(self).fits == 2 and record["epoch"] == 2:
+            raise KeyboardInterrupt
+
+
+def test_ctrl_c_stops_the_study_and_keeps_finished_trials(motions, tmp_path):
+    X, y = motions
+    storage = tmp_path / "study.db"
+    _InterruptOnSecondFit.fits = 0
+    est = TSClassifier(attention="bn", callbacks=[_InterruptOnSecondFit()], **TINY)
+    space = search_space("bn", training=False)
+    with pytest.raises(KeyboardInterrupt), pytest.warns(UserWarning, match="interrupted"):
+        tune(est, X, y, n_trials=4, storage=storage, study_name="c", space=space)
+    study = optuna.load_study(study_name="c", storage=resolve_storage(storage))
+    states = [t.state for t in study.trials]
+    assert states == [optuna.trial.TrialState.COMPLETE, optuna.trial.TrialState.FAIL]
+    resumed = tune(est, X, y, n_trials=4, storage=storage, study_name="c", space=space)
+    assert len(resumed.get_trials(states=FINISHED)) == 4
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"space": {"nonsense": None}}, "not a parameter of TSClassifier"),
+        ({"space": {"beta": (0.1, 1.2)}}, "optuna Float"),
+        ({"space": {"random_state": optuna.distributions.IntDistribution(0, 3)}}, "set by tune"),
+        ({"n_trials": 0}, "n_trials"),
+        ({"validation_fraction": 0.0}, "validation_fraction"),
+        ({"storage": 3}, "storage must be"),
+    ],
+)
+def test_bad_arguments_raise_clear_errors(motions, kwargs, match):
+    X, y = motions
+    with pytest.raises(ValueError, match=match):
+        tune(TSClassifier(attention="bn", **TINY), X, y, **kwargs)
+
+
+def test_tune_command_writes_results_and_resumes(tmp_path, capsys):
+    storage = tmp_path / "tune.db"
+    argv = ["tune", "--dataset", "BasicMotions", "--attention", "bn", "--trials", "2",
+            "--storage", str(storage), "--max-epochs", "3", "--no-training-params",
+            "--param", "d_model=8", "--param", "n_heads=2", "--param", "n_layers=1",
+            "--param", "dim_feedforward=16", "--evaluate", "--out", str(tmp_path / "out"), "-q"]
+    assert main(argv) == 0
+    report = json.loads((tmp_path / "out" / "best_params.json").read_text())
+    assert report["finished_trials"] == 2
+    assert set(report["best_params"]) == {"beta"}
+    assert 0.0 <= report["test_accuracy"] <= 1.0
+    assert (tmp_path / "out" / "history.png").stat().st_size > 0
+    assert "test accuracy" in capsys.readouterr().out
+    argv[argv.index("--trials") + 1] = "3"
+    assert main(argv) == 0
+    assert json.loads((tmp_path / "out" / "best_params.json").read_text())["finished_trials"] == 3
+
+
+def test_tune_command_rejects_unknown_attention(capsys):
+    assert main(["tune", "--attention", "nope", "-q"]) == 2
+    assert "valid:" in capsys.readouterr().out

@@ -1,0 +1,119 @@
+"""``tsattn tune``: an Optuna study of one attention variant's hyperparameters on a UEA/UCR dataset."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from tsattn.commands.compare import _load, _parse_params
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "tune",
+        help="tune an attention variant's hyperparameters with Optuna (resumable, shareable)",
+        description=(
+            "Run an Optuna study of TSClassifier's hyperparameters (the variant's own, e.g. beta or "
+            "scales, plus lr, dropout and weight_decay) on a validation part of the TRAIN split, "
+            "with pruning. With --storage the study is kept on disk: rerunning the command resumes "
+            "it, and several processes or machines given the same storage share its trials. "
+            "Writes trials.csv, best_params.json and history.png; --evaluate also fits the best "
+            "parameters on all of TRAIN and scores TEST once."
+        ),
+    )
+    p.add_argument("--dataset", default="JapaneseVowels", help="UEA or UCR name (default: %(default)s)")
+    p.add_argument("--attention", default="bn", help="attention variant (default: %(default)s)")
+    p.add_argument("--trials", type=int, default=20, help="finished trials in the study (default: 20)")
+    p.add_argument("--timeout", type=float, default=None, help="stop after this many seconds")
+    p.add_argument("--storage", default=None,
+                   help="a .db file (SQLite), another file (Optuna journal, for machines sharing a "
+                   "file system) or a database URL; default: in memory, nothing kept")
+    p.add_argument("--study-name", default=None,
+                   help="study name in the storage (default: tsattn-<dataset>-<attention>)")
+    p.add_argument("--validation-fraction", type=float, default=0.2,
+                   help="part of TRAIN held out to score trials (default: 0.2)")
+    p.add_argument("--max-epochs", type=int, default=None, help="override TSClassifier.max_epochs")
+    p.add_argument("--no-training-params", action="store_true",
+                   help="tune only the attention's own hyperparameters, not lr/dropout/weight_decay")
+    p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                   help="fixed TSClassifier parameter, VALUE parsed as JSON (repeatable)")
+    p.add_argument("--device", default="auto", help="auto, cpu, cuda (default: auto)")
+    p.add_argument("--seed", type=int, default=0, help="seeds the sampler and the models (default: 0)")
+    p.add_argument("--evaluate", action="store_true",
+                   help="fit the best parameters on all of TRAIN and report TEST accuracy")
+    p.add_argument("--out", type=Path, default=None,
+                   help="output folder (default: results/tune/<dataset>-<attention>)")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from tsattn import TSClassifier, list_attention
+    from tsattn.tuning import best_params, search_space, tune
+
+    if args.attention not in list_attention():
+        print(f"unknown attention {args.attention!r}; valid: {', '.join(list_attention())}")
+        return 2
+    params = {"attention": args.attention, "device": args.device, "random_state": args.seed,
+              **_parse_params(args.param)}
+    if args.max_epochs is not None:
+        params["max_epochs"] = args.max_epochs
+    estimator = TSClassifier(**params)
+    space = search_space(args.attention, n_heads=estimator.n_heads,
+                         training=not args.no_training_params)
+    for fixed in set(space) & set(_parse_params(args.param)):
+        del space[fixed]  # a value given with --param is not tuned
+    if not space:
+        print(f"nothing to tune: {args.attention!r} has no tunable hyperparameters and "
+              "--no-training-params was given")
+        return 2
+    X, y, Xt, yt = _load(args.dataset)
+    name = args.study_name or f"tsattn-{args.dataset}-{args.attention}"
+    print(f"{args.dataset}: {len(X)} train series; tuning {', '.join(space)} of {args.attention!r} "
+          f"over {args.trials} trials" + (f"; storage {args.storage}" if args.storage else ""))
+    study = tune(
+        estimator, X, y, space=space, n_trials=args.trials, timeout=args.timeout,
+        validation_fraction=args.validation_fraction, storage=args.storage, study_name=name,
+        random_state=args.seed, show_progress_bar=not args.quiet,
+    )
+    out = args.out or Path("results") / "tune" / f"{args.dataset}-{args.attention}"
+    out.mkdir(parents=True, exist_ok=True)
+    study.trials_dataframe().to_csv(out / "trials.csv", index=False)
+    best = best_params(study)
+    report = {
+        "dataset": args.dataset, "attention": args.attention, "study_name": name,
+        "finished_trials": len([t for t in study.trials if t.state.is_finished()]),
+        "best_validation_accuracy": study.best_value, "best_params": best,
+        "fixed_params": {k: v for k, v in params.items() if k != "attention"},
+        "validation_fraction": args.validation_fraction,
+    }
+    if args.evaluate:
+        model = TSClassifier(**{**params, **best}).fit(X, y)
+        report["test_accuracy"] = float(np.mean(model.predict(Xt) == np.asarray(yt)))
+    (out / "best_params.json").write_text(json.dumps(report, indent=2, default=str) + "\n")
+    _plot_history(study, out / "history.png")
+    print(f"best validation accuracy {study.best_value:.4f} with {best}")
+    if args.evaluate:
+        print(f"test accuracy with the best parameters, fitted on all of TRAIN: "
+              f"{report['test_accuracy']:.4f}")
+    print(f"wrote {out / 'trials.csv'}, {out / 'best_params.json'} and {out / 'history.png'}")
+    return 0
+
+
+def _plot_history(study, path: Path) -> None:
+    import warnings
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from optuna.visualization.matplotlib import plot_optimization_history
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # optuna marks its matplotlib plots experimental
+        ax = plot_optimization_history(study)
+    ax.figure.savefig(path, dpi=120, bbox_inches="tight")
+    plt.close(ax.figure)

@@ -1,0 +1,325 @@
+"""Optuna tuning of the estimators' hyperparameters: search spaces from the registry, pruning, storage.
+
+:func:`search_space` gives the distributions for an attention variant's own hyperparameters (read
+from the registry, so a new variant's ``beta``/``scales``/``r``... are found without listing them
+here) plus the training ones (``lr``, ``dropout``, ``weight_decay``). :func:`tune` runs a real Optuna
+study on a validation part carved from the training data (the estimator's own
+``validation_fraction`` carve, stratified for classifiers, the same split for every trial), reports
+the validation metric after every epoch so a pruner can stop weak trials, and stores every trial in
+``storage``:
+
+- ``None``: in memory;
+- a path ending in ``.db``/``.sqlite``/``.sqlite3``: SQLite (one machine, several processes);
+- any other path: Optuna's journal file (several machines sharing a file system);
+- a database URL (``postgresql://...``, ``mysql://...``, ``sqlite:///...``) or an Optuna storage.
+
+Studies resume: running the same ``study_name`` on the same storage again continues up to
+``n_trials`` finished trials in total, and several workers started on one storage share the trials.
+Ctrl-C stops the study after recording the trials already finished; the interrupted trial is marked
+failed, and the next run picks up from there.
+
+Example
+-------
+>>> from tsattn import TSClassifier
+>>> from tsattn.tuning import tune, best_params, search_space
+>>> study = tune(TSClassifier(attention="bn"), X, y, n_trials=30,
+...              storage="tuning.db", study_name="jv-bn")  # doctest: +SKIP
+>>> TSClassifier(attention="bn", **best_params(study)).fit(X, y)  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sklearn.base import clone, is_classifier
+
+from tsattn.attention import attention_hyperparameters, get_attention_class
+from tsattn.training import Callback
+
+if TYPE_CHECKING:  # pragma: no cover
+    import optuna
+
+__all__ = [
+    "search_space",
+    "scale_presets",
+    "tune",
+    "best_params",
+    "PruningCallback",
+    "resolve_storage",
+]
+
+_SQLITE_SUFFIXES = (".db", ".sqlite", ".sqlite3")
+_SEQUENCE_PARAMS = ("scales", "key_scales")  # tuned as strings like "1,1,2,2", passed as tuples
+
+
+def _optuna():
+    try:
+        import optuna
+    except ImportError as err:  # pragma: no cover - depends on the environment
+        raise ImportError("tuning needs Optuna: pip install 'tsattn[tune]'") from err
+    return optuna
+
+
+def scale_presets(n_heads: int) -> list[str]:
+    """Per-head pooling factors to choose from, as ``"1,1,2,2,4,4,8,8"``-style strings.
+
+    Factors double across the heads up to a top factor of 2, 4, 8 or 16 (``8`` with 8 heads is the
+    papers' ``(1, 1, 2, 2, 4, 4, 8, 8)``, 001 J.1); the first head always keeps full resolution.
+    """
+    if isinstance(n_heads, bool) or not isinstance(n_heads, int) or n_heads < 1:
+        raise ValueError(f"n_heads must be a positive integer, got {n_heads!r}.")
+    out: list[str] = []
+    for top in (2, 4, 8, 16):
+        steps = math.log2(top)
+        if n_heads == 1:
+            scales = (top,)
+        else:
+            scales = tuple(2 ** math.floor(h * steps / (n_heads - 1) + 0.5) for h in range(n_heads))
+        text = ",".join(map(str, scales))
+        if text not in out:
+            out.append(text)
+    return out
+
+
+def _attention_space(name: str, n_heads: int) -> dict[str, Any]:
+    """Distributions for the hyperparameters a variant declares (those with a known range)."""
+    dist = _optuna().distributions
+    choice = dist.CategoricalDistribution
+    known = {
+        # 001 Tables 12-13 pick beta from 0.1 to 1.2 in steps of 0.05
+        "beta": dist.FloatDistribution(0.1, 1.2, step=0.05),
+        "scales": choice(scale_presets(n_heads)),
+        "window": choice([4, 8, 16, 32]),  # long_short segment length w (003: 8 on LRA)
+        "rank": choice([8, 16, 32, 64]),  # long_short projection rank r (003: 32)
+        "r": choice([4, 8, 16]),  # s3 segment averages (002 Table 6a: best at 8 or 16)
+        "s1": choice([4, 8, 16, 32]),  # s3 sampled time steps
+        "s2": choice([4, 8, 16]),  # s3 sampled feature columns
+        "kernel_size": choice([3, 5, 7, 9]),
+        "block": choice([None, 8, 16, 32]),  # sparse block length (None: about sqrt(N))
+    }
+    return {hp: known[hp] for hp in attention_hyperparameters(name) if hp in known}
+
+
+def search_space(attention: str, n_heads: int = 8, training: bool = True) -> dict[str, Any]:
+    """Optuna distributions for tuning an estimator that uses ``attention``.
+
+    Parameters
+    ----------
+    attention : a registered variant (``tsattn.attention.list_attention()``).
+    n_heads : the estimator's head count; ``scales`` presets have one factor per head.
+    training : also tune ``lr`` (log-uniform 1e-4..3e-3), ``dropout`` (0..0.3) and ``weight_decay``
+        (log-uniform 1e-4..0.1).
+
+    Returns ``{estimator parameter name: optuna distribution}``; edit or extend it freely and pass
+    it to :func:`tune`.
+    """
+    get_attention_class(attention)  # a clear error listing the valid names
+    space = _attention_space(attention, n_heads)
+    if training:
+        dist = _optuna().distributions
+        space.update(
+            lr=dist.FloatDistribution(1e-4, 3e-3, log=True),
+            dropout=dist.FloatDistribution(0.0, 0.3, step=0.05),
+            weight_decay=dist.FloatDistribution(1e-4, 1e-1, log=True),
+        )
+    return space
+
+
+def resolve_storage(storage: Any) -> Any:
+    """An Optuna storage (or URL) for ``storage``: None, a path, a database URL or a storage."""
+    optuna = _optuna()
+    if storage is None or isinstance(storage, optuna.storages.BaseStorage):
+        return storage
+    if not isinstance(storage, (str, Path)):
+        raise ValueError(
+            "storage must be None, a file path (.db for SQLite, anything else for a journal file), "
+            f"a database URL or an optuna storage; got {type(storage).__name__}."
+        )
+    text = str(storage)
+    if "://" in text:
+        return text
+    path = Path(text).expanduser().resolve()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.suffix.lower() in _SQLITE_SUFFIXES:
+        return f"sqlite:///{path}"
+    from optuna.storages.journal import JournalFileBackend
+
+    return optuna.storages.JournalStorage(JournalFileBackend(str(path)))
+
+
+class PruningCallback(Callback):
+    """Reports the validation metric to an Optuna trial after every epoch and prunes weak trials.
+
+    The metric is the validation score (accuracy for classifiers, maximised) when the estimator
+    computes one, else the validation loss (minimised); the study's direction must match.
+    """
+
+    def __init__(self, trial: optuna.Trial) -> None:
+        self.trial = trial
+
+    def on_epoch_end(self, estimator: Any, record: dict) -> None:
+        value = _epoch_metric(record)
+        if value is None:
+            raise ValueError(
+                "pruning needs a validation metric every epoch: set validation_fraction > 0."
+            )
+        self.trial.report(value, step=record["epoch"])
+        if self.trial.should_prune():
+            raise _optuna().TrialPruned(f"pruned after epoch {record['epoch']} ({value:.4g})")
+
+
+def _epoch_metric(record: Mapping[str, Any]) -> float | None:
+    if record.get("valid_score") is not None:
+        return float(record["valid_score"])
+    if record.get("valid_loss") is not None:
+        return float(record["valid_loss"])
+    return None
+
+
+def _check_space(estimator: Any, space: Mapping[str, Any]) -> None:
+    optuna = _optuna()
+    valid = estimator.get_params(deep=False)
+    for name, dist in space.items():
+        if name not in valid:
+            raise ValueError(
+                f"{name!r} in the search space is not a parameter of {type(estimator).__name__}; "
+                f"valid: {', '.join(sorted(valid))}."
+            )
+        kinds = (
+            optuna.distributions.FloatDistribution,
+            optuna.distributions.IntDistribution,
+            optuna.distributions.CategoricalDistribution,
+        )
+        if not isinstance(dist, kinds):
+            raise ValueError(
+                f"the search space maps {name!r} to {dist!r}; give an optuna Float-, Int- or "
+                "CategoricalDistribution, e.g. optuna.distributions.FloatDistribution(0.1, 1.2)."
+            )
+        if name in ("validation_fraction", "callbacks", "random_state"):
+            raise ValueError(f"{name!r} is set by tune() itself and cannot be tuned.")
+
+
+def _suggest(trial: optuna.Trial, name: str, dist: Any) -> Any:
+    """``trial.suggest_*`` for one distribution of the space."""
+    d = _optuna().distributions
+    if isinstance(dist, d.FloatDistribution):
+        return trial.suggest_float(name, dist.low, dist.high, step=dist.step, log=dist.log)
+    if isinstance(dist, d.IntDistribution):
+        return trial.suggest_int(name, dist.low, dist.high, step=dist.step, log=dist.log)
+    return trial.suggest_categorical(name, dist.choices)
+
+
+def _decode(params: Mapping[str, Any]) -> dict[str, Any]:
+    """Trial values to estimator parameters (``"1,2"`` -> ``(1, 2)`` for per-head scales)."""
+    out = dict(params)
+    for name in _SEQUENCE_PARAMS:
+        if isinstance(out.get(name), str):
+            out[name] = tuple(int(s) for s in out[name].split(","))
+    return out
+
+
+def best_params(study: optuna.Study) -> dict[str, Any]:
+    """The best trial's parameters, ready for the estimator's constructor or ``set_params``."""
+    return _decode(study.best_params)
+
+
+def tune(
+    estimator: Any,
+    X: Any,
+    y: Any = None,
+    *,
+    space: Mapping[str, Any] | None = None,
+    n_trials: int = 20,
+    timeout: float | None = None,
+    validation_fraction: float = 0.2,
+    storage: Any = None,
+    study_name: str | None = None,
+    pruner: Any = None,
+    random_state: int | None = 0,
+    show_progress_bar: bool = False,
+) -> optuna.Study:
+    """Tune ``estimator``'s hyperparameters with Optuna on a validation part of ``(X, y)``.
+
+    Each trial clones ``estimator``, sets the suggested values and ``validation_fraction``, fits on
+    the rest of the data and scores the restored best epoch on the validation part: accuracy for
+    classifiers (maximised), the validation loss (MSE) for regressors and forecasters (minimised).
+    Pass a forecaster's series as ``X`` with ``y=None``.
+
+    Parameters
+    ----------
+    space : ``{parameter: optuna distribution}``; default :func:`search_space` for the estimator's
+        attention and ``n_heads``.
+    n_trials : finished (complete or pruned) trials the study should hold in total; a resumed study
+        runs only the missing ones. ``timeout`` (seconds) stops earlier.
+    validation_fraction : the part of the training data held out for scoring (same split in every
+        trial: it is drawn from the estimator's ``random_state``).
+    storage, study_name : where trials are kept (module docstring); with a storage, the same name
+        resumes the study.
+    pruner : an Optuna pruner (default ``MedianPruner(n_startup_trials=5, n_warmup_steps=10)``).
+    random_state : seeds the TPE sampler.
+
+    Returns the :class:`optuna.Study`; :func:`best_params` gives the best values.
+    """
+    optuna = _optuna()
+    if not hasattr(estimator, "get_params") or not hasattr(estimator, "fit"):
+        raise ValueError(f"estimator must be a tsattn estimator, got {type(estimator).__name__}.")
+    if isinstance(n_trials, bool) or not isinstance(n_trials, int) or n_trials < 1:
+        raise ValueError(f"n_trials must be a positive integer, got {n_trials!r}.")
+    if not 0.0 < float(validation_fraction) < 1.0:
+        raise ValueError(
+            f"validation_fraction must be in (0, 1): tuning scores trials on a held-out part; "
+            f"got {validation_fraction!r}."
+        )
+    if space is None:
+        params = estimator.get_params(deep=False)
+        space = search_space(params.get("attention", "softmax"), n_heads=params.get("n_heads", 8))
+    _check_space(estimator, space)
+    direction = "maximize" if is_classifier(estimator) else "minimize"
+    if storage is not None and study_name is None:
+        study_name = f"tsattn-{type(estimator).__name__}"
+    study = optuna.create_study(
+        storage=resolve_storage(storage),
+        study_name=study_name,
+        direction=direction,
+        sampler=optuna.samplers.TPESampler(seed=random_state),
+        pruner=pruner or optuna.pruners.MedianPruner(n_startup_trials=5, n_warmup_steps=10),
+        load_if_exists=True,
+    )
+    if study.direction.name.lower() != direction:
+        raise ValueError(
+            f"study {study_name!r} in this storage was created to {study.direction.name.lower()}, "
+            f"but a {type(estimator).__name__} needs {direction}; use another study_name."
+        )
+    finished = (optuna.trial.TrialState.COMPLETE, optuna.trial.TrialState.PRUNED)
+    remaining = n_trials - len(study.get_trials(deepcopy=False, states=finished))
+    if remaining <= 0:
+        return study
+    base_callbacks = list(estimator.get_params(deep=False).get("callbacks") or [])
+    fit_args = (X,) if y is None else (X, y)
+
+    def objective(trial: optuna.Trial) -> float:
+        values = {name: _suggest(trial, name, dist) for name, dist in space.items()}
+        model = clone(estimator).set_params(
+            **_decode(values),
+            validation_fraction=validation_fraction,
+            callbacks=[*base_callbacks, PruningCallback(trial)],
+        )
+        model.fit(*fit_args)
+        if getattr(model, "interrupted_", False):
+            raise KeyboardInterrupt  # Ctrl-C inside fit: stop the study, do not score a partial fit
+        best = next(r for r in model.history_ if r["epoch"] == model.best_epoch_)
+        trial.set_user_attr("best_epoch", int(model.best_epoch_))
+        trial.set_user_attr("epochs", len(model.history_))
+        return _epoch_metric(best)
+
+    study.optimize(
+        objective,
+        n_trials=remaining,
+        timeout=timeout,
+        callbacks=[optuna.study.MaxTrialsCallback(n_trials, states=finished)],
+        show_progress_bar=show_progress_bar,
+    )
+    return study
