@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from sklearn.base import clone, is_classifier
 
+from tsattn._filelock import file_lock
 from tsattn.attention import attention_hyperparameters, get_attention_class
 from tsattn.training import Callback
 
@@ -144,7 +145,13 @@ def resolve_storage(storage: Any) -> Any:
     path = Path(text).expanduser().resolve()
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.suffix.lower() in _SQLITE_SUFFIXES:
-        return f"sqlite:///{path}"
+        # Optuna writes the schema on the first connection; workers started together would race
+        # on it (sqlite3.IntegrityError), so connections are opened one at a time. The busy
+        # timeout lets concurrent workers wait for each other's writes instead of failing.
+        with file_lock(path):
+            return optuna.storages.RDBStorage(
+                f"sqlite:///{path}", engine_kwargs={"connect_args": {"timeout": 60}}
+            )
     from optuna.storages.journal import JournalFileBackend
 
     return optuna.storages.JournalStorage(JournalFileBackend(str(path)))

@@ -20,7 +20,6 @@ Environment variables
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import io
 import os
@@ -33,6 +32,8 @@ import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from tsattn._filelock import acquire_lock, release_lock
 
 __all__ = [
     "ChecksumError",
@@ -137,7 +138,7 @@ def ensure_file(relpath: str, sources: Sequence[Source], sha256: str | None = No
         raise _not_available(target, relpath, sources, [f"cannot create {target.parent}: {exc}"],
                              corrupt) from exc
     try:
-        lock_fd = _acquire_lock(target)
+        lock_fd = acquire_lock(target)
     except OSError as exc:
         raise _not_available(target, relpath, sources, [f"cannot write to {target.parent}: {exc}"],
                              corrupt) from exc
@@ -154,7 +155,7 @@ def ensure_file(relpath: str, sources: Sequence[Source], sha256: str | None = No
                 errors.append(f"{source.url}: {exc}")
         raise _not_available(target, relpath, sources, errors, corrupt)
     finally:
-        _release_lock(lock_fd)
+        release_lock(lock_fd)
 
 
 def _with_mirror(relpath: str, sources: Sequence[Source]) -> list[Source]:
@@ -175,24 +176,6 @@ def _not_available(target: Path, relpath: str, sources: Sequence[Source], errors
         f"Fix: connect to the internet, or download the file by hand and save it as {target} "
         f"(or point TSATTN_DATA_DIR at a folder laid out as <folder>/{relpath})."
     )
-
-
-def _acquire_lock(target: Path) -> int:
-    """Block until this process holds an exclusive ``fcntl`` lock on ``.<name>.lock``."""
-    lock_path = target.with_name(f".{target.name}.lock")
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-    except OSError:
-        os.close(fd)
-        raise
-    return fd
-
-
-def _release_lock(fd: int) -> None:
-    # The lock file stays: unlinking it would let a third process lock a fresh inode.
-    fcntl.flock(fd, fcntl.LOCK_UN)
-    os.close(fd)
 
 
 def _open_url(url: str):
