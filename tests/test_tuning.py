@@ -64,7 +64,7 @@ def test_tune_on_sqlite_records_trials_and_resumes(motions, tmp_path):
     trials = study.get_trials(states=FINISHED)
     assert len(trials) == 3
     for t in trials:
-        assert 0.0 <= t.value <= 1.0
+        assert t.value > 0  # the validation cross-entropy
         assert 1 <= t.user_attrs["best_epoch"] <= t.user_attrs["epochs"] <= 4
         assert 0.1 <= t.params["beta"] <= 1.2
     params = best_params(study)
@@ -90,8 +90,8 @@ def test_journal_file_storage_is_shared_between_workers(motions, tmp_path):
 def test_pruned_trials_stop_training_early(motions):
     X, y = motions
     est = TSClassifier(attention="bn", **{**TINY, "max_epochs": 6})
-    # accuracy can never exceed 1.1, so this pruner prunes at the first reported epoch
-    pruner = optuna.pruners.ThresholdPruner(lower=1.1)
+    # a cross-entropy is never below 0, so this pruner prunes at the first reported epoch
+    pruner = optuna.pruners.ThresholdPruner(upper=-1.0)
     study = tune(est, X, y, n_trials=2, pruner=pruner,
                  space=search_space("bn", training=False))
     assert [t.state for t in study.trials] == [optuna.trial.TrialState.PRUNED] * 2
@@ -109,7 +109,7 @@ def test_regressor_minimises_the_validation_loss(tmp_path):
     # a study created for a classifier cannot be resumed by a regressor
     storage = tmp_path / "s.db"
     tune(TSClassifier(**TINY), X, (y > 0).astype(int), n_trials=1, storage=storage, study_name="s",
-         space=search_space("softmax", n_heads=2))
+         space=search_space("softmax", n_heads=2), metric="score")
     with pytest.raises(ValueError, match="maximize"):
         tune(TSRegressor(**TINY), X, y, n_trials=1, storage=storage, study_name="s")
 
@@ -149,12 +149,23 @@ def test_ctrl_c_stops_the_study_and_keeps_finished_trials(motions, tmp_path):
         ({"n_trials": 0}, "n_trials"),
         ({"validation_fraction": 0.0}, "validation_fraction"),
         ({"storage": 3}, "storage must be"),
+        ({"metric": "auc"}, "metric must be one of"),
     ],
 )
 def test_bad_arguments_raise_clear_errors(motions, kwargs, match):
     X, y = motions
     with pytest.raises(ValueError, match=match):
         tune(TSClassifier(attention="bn", **TINY), X, y, **kwargs)
+
+
+def test_accuracy_metric_maximises_and_needs_a_classifier(motions):
+    X, y = motions
+    study = tune(TSClassifier(attention="bn", **TINY), X, y, n_trials=2, metric="score",
+                 space=search_space("bn", training=False))
+    assert study.direction == optuna.study.StudyDirection.MAXIMIZE
+    assert all(0.0 <= t.value <= 1.0 for t in study.trials)
+    with pytest.raises(ValueError, match="needs a classifier"):
+        tune(TSRegressor(**TINY), X, np.arange(len(X), dtype=float), metric="score")
 
 
 def test_tune_command_writes_results_and_resumes(tmp_path, capsys):

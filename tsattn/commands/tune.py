@@ -30,9 +30,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="a .db file (SQLite), another file (Optuna journal, for machines sharing a "
                    "file system) or a database URL; default: in memory, nothing kept")
     p.add_argument("--study-name", default=None,
-                   help="study name in the storage (default: tsattn-<dataset>-<attention>)")
+                   help="study name in the storage (default: tsattn-<dataset>-<attention>-<metric>)")
     p.add_argument("--validation-fraction", type=float, default=0.2,
                    help="part of TRAIN held out to score trials (default: 0.2)")
+    p.add_argument("--metric", choices=("loss", "score"), default="loss",
+                   help="minimise the validation cross-entropy (default) or maximise the validation "
+                   "accuracy (ties at 1.0 on small validation parts)")
     p.add_argument("--max-epochs", type=int, default=None, help="override TSClassifier.max_epochs")
     p.add_argument("--no-training-params", action="store_true",
                    help="tune only the attention's own hyperparameters, not lr/dropout/weight_decay")
@@ -71,12 +74,13 @@ def run(args: argparse.Namespace) -> int:
               "--no-training-params was given")
         return 2
     X, y, Xt, yt = _load(args.dataset)
-    name = args.study_name or f"tsattn-{args.dataset}-{args.attention}"
+    name = args.study_name or f"tsattn-{args.dataset}-{args.attention}-{args.metric}"
     print(f"{args.dataset}: {len(X)} train series; tuning {', '.join(space)} of {args.attention!r} "
           f"over {args.trials} trials" + (f"; storage {args.storage}" if args.storage else ""))
     study = tune(
         estimator, X, y, space=space, n_trials=args.trials, timeout=args.timeout,
-        validation_fraction=args.validation_fraction, storage=args.storage, study_name=name,
+        validation_fraction=args.validation_fraction, metric=args.metric, storage=args.storage,
+        study_name=name,
         random_state=args.seed, show_progress_bar=not args.quiet,
     )
     out = args.out or Path("results") / "tune" / f"{args.dataset}-{args.attention}"
@@ -86,7 +90,8 @@ def run(args: argparse.Namespace) -> int:
     report = {
         "dataset": args.dataset, "attention": args.attention, "study_name": name,
         "finished_trials": len([t for t in study.trials if t.state.is_finished()]),
-        "best_validation_accuracy": study.best_value, "best_params": best,
+        f"best_validation_{'loss' if args.metric == 'loss' else 'accuracy'}": study.best_value,
+        "best_params": best,
         "fixed_params": {k: v for k, v in params.items() if k != "attention"},
         "validation_fraction": args.validation_fraction,
     }
@@ -95,7 +100,8 @@ def run(args: argparse.Namespace) -> int:
         report["test_accuracy"] = float(np.mean(model.predict(Xt) == np.asarray(yt)))
     (out / "best_params.json").write_text(json.dumps(report, indent=2, default=str) + "\n")
     _plot_history(study, out / "history.png")
-    print(f"best validation accuracy {study.best_value:.4f} with {best}")
+    what = "loss" if args.metric == "loss" else "accuracy"
+    print(f"best validation {what} {study.best_value:.4f} with {best}")
     if args.evaluate:
         print(f"test accuracy with the best parameters, fitted on all of TRAIN: "
               f"{report['test_accuracy']:.4f}")
