@@ -15,6 +15,7 @@ from tsattn.cli import main  # noqa: E402
 from tsattn.training import Callback  # noqa: E402
 from tsattn.tuning import (  # noqa: E402
     best_params,
+    default_pruner,
     resolve_storage,
     scale_presets,
     search_space,
@@ -225,3 +226,29 @@ def test_workers_started_together_share_one_new_study(tmp_path, name):
         assert proc.returncode == 0, err[-2000:]
     study = optuna.load_study(study_name="shared", storage=resolve_storage(storage))
     assert len(study.get_trials(states=FINISHED)) >= 4
+
+
+def test_default_pruner_spares_improving_trials_and_cuts_stalled_ones():
+    """A plain median rule would cut the first curve below; the default waits for a stall."""
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    study = optuna.create_study(direction="minimize", pruner=default_pruner(max_epochs=40))
+    for _ in range(5):  # finished trials whose loss falls as 1/epoch
+        trial = study.ask()
+        for epoch in range(1, 41):
+            trial.report(1.0 / epoch, epoch)
+        study.tell(trial, 1.0 / 40)
+
+    def first_pruned_epoch(curve):
+        trial = study.ask()
+        for epoch in range(1, 41):
+            trial.report(curve(epoch), epoch)
+            if trial.should_prune():
+                study.tell(trial, state=optuna.trial.TrialState.PRUNED)
+                return epoch
+        study.tell(trial, curve(40))
+        return None
+
+    # always 10% above the median, but improving every epoch: a plain median rule would cut it
+    assert first_pruned_epoch(lambda e: 1.1 / e) is None
+    # best at epoch 5 (0.5), worse ever after: cut once 10 epochs have passed without a new best
+    assert first_pruned_epoch(lambda e: 0.5 + 0.01 * abs(e - 5)) == 16

@@ -50,6 +50,7 @@ __all__ = [
     "best_params",
     "PruningCallback",
     "METRICS",
+    "default_pruner",
     "resolve_storage",
 ]
 
@@ -128,6 +129,25 @@ def search_space(attention: str, n_heads: int = 8, training: bool = True) -> dic
             weight_decay=dist.FloatDistribution(1e-4, 1e-1, log=True),
         )
     return space
+
+
+def default_pruner(max_epochs: int) -> optuna.pruners.BasePruner:
+    """Median pruning that only stops a trial which has stalled.
+
+    A plain ``MedianPruner`` compares every epoch's best-so-far with the median of earlier trials
+    at that epoch; trials of one model differ little and noisily early on, so nearly every trial
+    lands above the median at some epoch and is cut (measured: 7 of 12 ``beta`` trials on
+    JapaneseVowels pruned by epoch 12, the paper's beta among them). Here the median rule applies
+    only after a quarter of ``max_epochs`` and to a trial whose validation metric has not improved
+    for 10 epochs.
+    """
+    import warnings
+
+    optuna = _optuna()
+    median = optuna.pruners.MedianPruner(n_startup_trials=5, n_warmup_steps=max(10, max_epochs // 4))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+        return optuna.pruners.PatientPruner(median, patience=10)
 
 
 def resolve_storage(storage: Any) -> Any:
@@ -278,7 +298,7 @@ def tune(
         them apart, which the loss does not.
     storage, study_name : where trials are kept (module docstring); with a storage, the same name
         resumes the study.
-    pruner : an Optuna pruner (default ``MedianPruner(n_startup_trials=5, n_warmup_steps=10)``).
+    pruner : an Optuna pruner; default :func:`default_pruner`.
     random_state : seeds the TPE sampler.
 
     Returns the :class:`optuna.Study`; :func:`best_params` gives the best values.
@@ -310,7 +330,7 @@ def tune(
         study_name=study_name,
         direction=direction,
         sampler=optuna.samplers.TPESampler(seed=random_state),
-        pruner=pruner or optuna.pruners.MedianPruner(n_startup_trials=5, n_warmup_steps=10),
+        pruner=pruner or default_pruner(estimator.get_params(deep=False).get("max_epochs", 100)),
         load_if_exists=True,
     )
     if study.direction.name.lower() != direction:
