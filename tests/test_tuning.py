@@ -115,6 +115,19 @@ def test_regressor_minimises_the_validation_loss(tmp_path):
         tune(TSRegressor(**TINY), X, y, n_trials=1, storage=storage, study_name="s")
 
 
+def test_forecaster_is_tuned_on_the_tail_of_its_series():
+    from tsattn import TSForecaster
+
+    t = np.arange(160)
+    series = np.stack([np.sin(2 * np.pi * t / 8), np.cos(2 * np.pi * t / 12)], axis=1)
+    est = TSForecaster(attention="s3", d_model=8, n_heads=2, n_layers=1, dim_feedforward=16,
+                       max_epochs=3, horizon=6, context_length=16, patch_len=4, random_state=0)
+    space = search_space("s3", n_heads=2, training=False)
+    study = tune(est, series, n_trials=2, space=space)  # y=None: the series is X
+    assert study.direction == optuna.study.StudyDirection.MINIMIZE
+    assert all(t.value > 0 and set(t.params) == {"r", "s1", "s2"} for t in study.trials)
+
+
 class _InterruptOnSecondFit(Callback):
     fits = 0
 

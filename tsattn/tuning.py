@@ -313,8 +313,8 @@ def tune(
             f"validation_fraction must be in (0, 1): tuning scores trials on a held-out part; "
             f"got {validation_fraction!r}."
         )
+    params = estimator.get_params(deep=False)
     if space is None:
-        params = estimator.get_params(deep=False)
         space = search_space(params.get("attention", "softmax"), n_heads=params.get("n_heads", 8))
     _check_space(estimator, space)
     direction = METRICS[_check_metric(metric)]
@@ -330,7 +330,7 @@ def tune(
         study_name=study_name,
         direction=direction,
         sampler=optuna.samplers.TPESampler(seed=random_state),
-        pruner=pruner or default_pruner(estimator.get_params(deep=False).get("max_epochs", 100)),
+        pruner=pruner or default_pruner(params.get("max_epochs", 100)),
         load_if_exists=True,
     )
     if study.direction.name.lower() != direction:
@@ -342,7 +342,7 @@ def tune(
     remaining = n_trials - len(study.get_trials(deepcopy=False, states=finished))
     if remaining <= 0:
         return study
-    base_callbacks = list(estimator.get_params(deep=False).get("callbacks") or [])
+    base_callbacks = list(params.get("callbacks") or [])
     fit_args = (X,) if y is None else (X, y)
 
     def objective(trial: optuna.Trial) -> float:
