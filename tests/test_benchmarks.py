@@ -126,3 +126,41 @@ def test_sdpa_epoch_profiler_counts_only_the_attention_kernels():
         times[attention] = probe.sdpa_seconds
     assert times["softmax"] > 0
     assert times["linear"] == 0
+
+
+def test_ctrl_c_stops_compare_without_scoring_the_cut_fit(tmp_path, capsys, monkeypatch):
+    from tsattn.benchmarks import BenchmarkInterrupted
+    from tsattn.training import Callback
+
+    class CtrlCOnSecondFit(Callback):
+        fits = 0
+
+        def on_train_begin(self, estimator):
+            type(self).fits += 1
+
+        def on_epoch_end(self, estimator, record):
+            if type(self).fits == 2:
+                raise KeyboardInterrupt
+
+    X, y = load_basic_motions(split="train")
+    Xt, yt = load_basic_motions(split="test")
+    tiny = dict(d_model=8, n_heads=2, n_layers=1, dim_feedforward=16, max_epochs=2,
+                callbacks=[CtrlCOnSecondFit()])
+    with pytest.raises(BenchmarkInterrupted, match="softmax seed 1") as stop, pytest.warns(UserWarning):
+        compare_attentions(X, y, Xt, yt, ["softmax"], seeds=(0, 1, 2), estimator_params=tiny)
+    assert list(stop.value.partial.seed) == [0]
+
+
+def test_compare_command_writes_the_finished_runs_on_ctrl_c(tmp_path, capsys, monkeypatch):
+    import tsattn.benchmarks.compare as compare_module
+    from tsattn.benchmarks import BenchmarkInterrupted
+
+    done = pd.DataFrame([{"attention": "softmax", "seed": 0, "accuracy": 0.99}])
+
+    def interrupted(*args, **kwargs):
+        raise BenchmarkInterrupted(done, "interrupted during softmax seed 1")
+
+    monkeypatch.setattr(compare_module, "compare_attentions", interrupted)
+    assert main(["compare", "--seeds", "2", "--quiet", "--out", str(tmp_path)]) == 130
+    assert pd.read_csv(tmp_path / "runs.csv").equals(done)
+    assert "1 finished runs are in" in capsys.readouterr().err

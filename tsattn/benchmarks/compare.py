@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 import torch
 
+from tsattn.benchmarks import BenchmarkInterrupted, raise_if_interrupted
 from tsattn.training import Callback
 
 __all__ = [
@@ -118,6 +119,9 @@ def compare_attentions(
     papers' UEA numbers follow. It is optimistic by construction, never a valid estimate, and is
     only there to compare with published numbers like for like; ``accuracy`` is unchanged by it.
 
+    Ctrl-C stops the comparison with :class:`tsattn.benchmarks.BenchmarkInterrupted`, whose
+    ``partial`` holds the finished runs; the interrupted fit is not recorded.
+
     Returns
     -------
     runs : one row per (attention, seed): accuracy, fit seconds, epochs.
@@ -137,7 +141,13 @@ def compare_attentions(
                 params["callbacks"] = [*(params.get("callbacks") or ()), probe]
             clf = TSClassifier(**params)
             t0 = time.perf_counter()
-            clf.fit(X_train, y_train)
+            try:
+                clf.fit(X_train, y_train)
+                raise_if_interrupted(clf)
+            except KeyboardInterrupt:
+                raise BenchmarkInterrupted(
+                    pd.DataFrame(rows), f"interrupted during {attention} seed {seed}"
+                ) from None
             fit_s = time.perf_counter() - t0
             acc = float(np.mean(clf.predict(X_test) == np.asarray(y_test)))
             rows.append(

@@ -27,6 +27,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from tsattn.benchmarks import BenchmarkInterrupted, raise_if_interrupted
+
 __all__ = [
     "SEASONAL_PERIODS",
     "PAPER_SETTINGS",
@@ -144,7 +146,6 @@ def run_forecast_benchmark(
     ``frame`` replaces :func:`tsattn.datasets.load_forecasting` (for tests); it is split by the
     borders of ``config.dataset``. Returns one row per (horizon, model, seed).
     """
-    import torch
 
     import tsattn
     from tsattn.datasets import forecasting_splits, load_forecasting
@@ -203,7 +204,17 @@ def run_forecast_benchmark(
                         device=config.device, random_state=seed, **config.extra,
                     )  # fmt: skip
                     t0 = time.perf_counter()
-                    model.fit(train, y_val=val)
+                    try:
+                        model.fit(train, y_val=val)
+                        raise_if_interrupted(model)
+                    except KeyboardInterrupt:
+                        _write(out, pd.DataFrame(rows), config, context, horizons, eps,
+                               attentions, period, interrupted=True)  # fmt: skip
+                        raise BenchmarkInterrupted(
+                            pd.DataFrame(rows),
+                            f"interrupted during {attention}/{head} seed {seed}, horizon {horizon}; "
+                            f"finished runs written to {out / 'results.csv'}",
+                        ) from None
                     fit_s = time.perf_counter() - t0
                     t0 = time.perf_counter()
                     pred = model.predict(contexts)
@@ -221,8 +232,20 @@ def run_forecast_benchmark(
         _plot(out / f"forecast_h{horizon}.png", config.dataset, horizon, samples[horizon],
               config.n_plot, list(df.columns))  # fmt: skip
     results = pd.DataFrame(rows)
+    _write(out, results, config, context, horizons, eps, attentions, period)
+    return results
+
+
+def _write(out: Path, results: pd.DataFrame, config: ForecastBenchmark, context: int, horizons,
+           eps: float, attentions: list[str], period: int, interrupted: bool = False) -> None:
+    """``results.csv``, ``results.md`` and ``config.json`` (``interrupted``: Ctrl-C cut the run)."""
+    import torch
+
+    import tsattn
+
     results.to_csv(out / "results.csv", index=False)
-    (out / "results.md").write_text(_markdown(results, config, eps), encoding="utf-8")
+    if len(results):
+        (out / "results.md").write_text(_markdown(results, config, eps), encoding="utf-8")
     (out / "config.json").write_text(
         json.dumps(
             {
@@ -234,13 +257,13 @@ def run_forecast_benchmark(
                 "seasonal_period": period,
                 "torch_threads": torch.get_num_threads(),
                 "tsattn_version": tsattn.__version__,
+                "interrupted": interrupted,
             },
             indent=2,
-            default=list,
+            default=lambda o: list(o) if isinstance(o, (set, frozenset)) else repr(o),
         ),  # fmt: skip
         encoding="utf-8",
     )
-    return results
 
 
 def _markdown(results: pd.DataFrame, config: ForecastBenchmark, eps: float) -> str:

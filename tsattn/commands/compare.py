@@ -68,6 +68,7 @@ def _load(dataset: str):
 
 def run(args: argparse.Namespace) -> int:
     from tsattn import list_attention
+    from tsattn.benchmarks import BenchmarkInterrupted
     from tsattn.benchmarks.compare import compare_attentions
 
     if args.list:
@@ -85,12 +86,19 @@ def run(args: argparse.Namespace) -> int:
     X, y, Xt, yt = _load(args.dataset)
     print(f"{args.dataset}: {len(X)} train / {len(Xt)} test series; attentions {args.attentions}; "
           f"seeds 0..{args.seeds - 1}")
-    runs, summary = compare_attentions(
-        X, y, Xt, yt, args.attentions, dataset=args.dataset, seeds=range(args.seeds),
-        estimator_params=params, verbose=0 if args.quiet else 1, test_selected=args.test_selected,
-    )
     out = args.out or Path("results") / "compare" / args.dataset
     out.mkdir(parents=True, exist_ok=True)
+    try:
+        runs, summary = compare_attentions(
+            X, y, Xt, yt, args.attentions, dataset=args.dataset, seeds=range(args.seeds),
+            estimator_params=params, verbose=0 if args.quiet else 1,
+            test_selected=args.test_selected,
+        )
+    except BenchmarkInterrupted as stop:
+        stop.partial.to_csv(out / "runs.csv", index=False)
+        raise BenchmarkInterrupted(
+            stop.partial, f"{stop}; the {len(stop.partial)} finished runs are in {out / 'runs.csv'}"
+        ) from None
     runs.to_csv(out / "runs.csv", index=False)
     summary.to_csv(out / "summary.csv", index=False)
     table = summary.assign(
