@@ -62,3 +62,19 @@ def test_random_bytes_shape_and_seed():
     b = random_bytes((3, 5, 7))
     assert a.shape == (3, 5, 7) and a.dtype == torch.uint8
     assert torch.equal(a, b)
+
+
+def test_the_network_trains_under_torch_compile():
+    """torch.compile cannot replay the eager mask's int64 -> uint8 view; the layer must avoid it."""
+    from aeon.datasets import load_basic_motions
+
+    from tsattn import TSClassifier
+
+    X, y = load_basic_motions(split="train")
+    clf = TSClassifier(d_model=8, n_heads=2, n_layers=1, dim_feedforward=16, max_epochs=1,
+                       random_state=0).fit(X[::5, :, :20], y[::5])
+    net = torch.compile(clf.module_.train())
+    x = torch.randn(4, 20, 6)
+    loss = net(x, None).logsumexp(dim=1).mean()
+    loss.backward()
+    assert all(p.grad is not None for p in clf.module_.parameters() if p.requires_grad)

@@ -49,7 +49,12 @@ class Dropout(nn.Module):
             return x
         if x.device.type != "cpu":
             return F.dropout(x, self.p, training=True)
-        return x * (random_bytes(x.shape, x.device) >= self._drop).to(x.dtype).mul_(self._scale)
+        if torch.compiler.is_compiling():
+            # torch.compile cannot replay random_bytes' int64 -> uint8 view as an alias
+            noise = torch.randint(0, 256, x.shape, dtype=torch.uint8, device=x.device)
+        else:
+            noise = random_bytes(x.shape, x.device)
+        return x * (noise >= self._drop).to(x.dtype).mul_(self._scale)
 
     def extra_repr(self) -> str:
         return f"p={self.p}"
