@@ -265,3 +265,19 @@ def test_default_pruner_spares_improving_trials_and_cuts_stalled_ones():
     assert first_pruned_epoch(lambda e: 1.1 / e) is None
     # best at epoch 5 (0.5), worse ever after: cut once 10 epochs have passed without a new best
     assert first_pruned_epoch(lambda e: 0.5 + 0.01 * abs(e - 5)) == 16
+
+
+def test_tune_command_tunes_a_regressor_on_a_tser_dataset(tmp_path, capsys):
+    out = tmp_path / "covid"
+    argv = ["tune", "--dataset", "Covid3Month", "--attention", "softmax", "--trials", "2",
+            "--max-epochs", "3", "--param", "d_model=8", "--param", "n_heads=2",
+            "--param", "n_layers=1", "--param", "dim_feedforward=16", "--evaluate",
+            "--out", str(out), "-q"]
+    assert main(argv) == 0
+    report = json.loads((out / "best_params.json").read_text())
+    assert report["task"] == "regression" and report["estimator"] == "TSRegressor"
+    assert set(report["best_params"]) == {"lr", "dropout", "weight_decay"}
+    assert report["best_validation_loss"] > 0 and report["test_rmse"] > 0
+    assert "test rmse" in capsys.readouterr().out
+    assert main([*argv[:-1], "--metric", "score", "-q"]) == 2
+    assert "regression dataset" in capsys.readouterr().out

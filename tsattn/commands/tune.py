@@ -14,15 +14,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "tune",
         help="tune an attention variant's hyperparameters with Optuna (resumable, shareable)",
         description=(
-            "Run an Optuna study of TSClassifier's hyperparameters (the variant's own, e.g. beta or "
-            "scales, plus lr, dropout and weight_decay) on a validation part of the TRAIN split, "
+            "Run an Optuna study of the hyperparameters (the variant's own, e.g. beta or scales, plus "
+            "lr, dropout and weight_decay) of TSClassifier on a UEA/UCR dataset, or TSRegressor on "
+            "a TSER dataset, on a validation part of the TRAIN split, "
             "with pruning. With --storage the study is kept on disk: rerunning the command resumes "
             "it, and several processes or machines given the same storage share its trials. "
             "Writes trials.csv, best_params.json and history.png; --evaluate also fits the best "
-            "parameters on all of TRAIN and scores TEST once."
+            "parameters on all of TRAIN and scores TEST once (accuracy, or RMSE for regression)."
         ),
     )
-    p.add_argument("--dataset", default="JapaneseVowels", help="UEA or UCR name (default: %(default)s)")
+    p.add_argument("--dataset", default="JapaneseVowels",
+                   help="UEA or UCR name (classification) or TSER name (regression, e.g. "
+                   "Covid3Month); default: %(default)s")
     p.add_argument("--attention", default="bn", help="attention variant (default: %(default)s)")
     p.add_argument("--trials", type=int, default=20, help="finished trials in the study (default: 20)")
     p.add_argument("--timeout", type=float, default=None, help="stop after this many seconds")
@@ -34,13 +37,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--validation-fraction", type=float, default=0.2,
                    help="part of TRAIN held out to score trials (default: 0.2)")
     p.add_argument("--metric", choices=("loss", "score"), default="loss",
-                   help="minimise the validation cross-entropy (default) or maximise the validation "
-                   "accuracy (ties at 1.0 on small validation parts)")
-    p.add_argument("--max-epochs", type=int, default=None, help="override TSClassifier.max_epochs")
+                   help="minimise the validation loss (default: cross-entropy, or MSE for "
+                   "regression) or maximise the validation accuracy (classification only; ties at "
+                   "1.0 on small validation parts)")
+    p.add_argument("--max-epochs", type=int, default=None, help="override max_epochs")
     p.add_argument("--no-training-params", action="store_true",
                    help="tune only the attention's own hyperparameters, not lr/dropout/weight_decay")
     p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
-                   help="fixed TSClassifier parameter, VALUE parsed as JSON (repeatable)")
+                   help="fixed estimator parameter, VALUE parsed as JSON (repeatable)")
     p.add_argument("--device", default="auto", help="auto, cpu, cuda (default: auto)")
     p.add_argument("--seed", type=int, default=0, help="seeds the sampler and the models (default: 0)")
     p.add_argument("--evaluate", action="store_true",
@@ -51,20 +55,40 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+def _is_regression(dataset: str) -> bool:
+    from tsattn.datasets.catalogue import archive_names
+
+    return dataset.lower() in {n.lower() for n in archive_names("tser")}
+
+
+def _load_any(dataset: str):
+    """``X, y, X_test, y_test`` of a UEA/UCR (classification) or TSER (regression) dataset."""
+    if not _is_regression(dataset):
+        return _load(dataset)
+    from tsattn.datasets import load_tser
+
+    return (*load_tser(dataset, split="train"), *load_tser(dataset, split="test"))
+
+
 def run(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from tsattn import TSClassifier, list_attention
+    from tsattn import TSClassifier, TSRegressor, list_attention
     from tsattn.tuning import best_params, search_space, tune
 
     if args.attention not in list_attention():
         print(f"unknown attention {args.attention!r}; valid: {', '.join(list_attention())}")
         return 2
+    regression = _is_regression(args.dataset)
+    if regression and args.metric == "score":
+        print(f"{args.dataset} is a regression dataset: use --metric loss (the validation MSE)")
+        return 2
+    Estimator = TSRegressor if regression else TSClassifier
     params = {"attention": args.attention, "device": args.device, "random_state": args.seed,
               **_parse_params(args.param)}
     if args.max_epochs is not None:
         params["max_epochs"] = args.max_epochs
-    estimator = TSClassifier(**params)
+    estimator = Estimator(**params)
     space = search_space(args.attention, n_heads=estimator.n_heads,
                          training=not args.no_training_params)
     for fixed in set(space) & set(_parse_params(args.param)):
@@ -73,38 +97,43 @@ def run(args: argparse.Namespace) -> int:
         print(f"nothing to tune: {args.attention!r} has no tunable hyperparameters and "
               "--no-training-params was given")
         return 2
-    X, y, Xt, yt = _load(args.dataset)
+    X, y, Xt, yt = _load_any(args.dataset)
     name = args.study_name or f"tsattn-{args.dataset}-{args.attention}-{args.metric}"
-    print(f"{args.dataset}: {len(X)} train series; tuning {', '.join(space)} of {args.attention!r} "
-          f"over {args.trials} trials" + (f"; storage {args.storage}" if args.storage else ""))
+    print(f"{args.dataset}: {len(X)} train series ({'regression' if regression else 'classification'}); "
+          f"tuning {', '.join(space)} of {args.attention!r} over {args.trials} trials"
+          + (f"; storage {args.storage}" if args.storage else ""))
     study = tune(
         estimator, X, y, space=space, n_trials=args.trials, timeout=args.timeout,
         validation_fraction=args.validation_fraction, metric=args.metric, storage=args.storage,
-        study_name=name,
-        random_state=args.seed, show_progress_bar=not args.quiet,
+        study_name=name, random_state=args.seed, show_progress_bar=not args.quiet,
     )
     out = args.out or Path("results") / "tune" / f"{args.dataset}-{args.attention}"
     out.mkdir(parents=True, exist_ok=True)
     study.trials_dataframe().to_csv(out / "trials.csv", index=False)
     best = best_params(study)
+    what = "loss" if args.metric == "loss" else "accuracy"
     report = {
-        "dataset": args.dataset, "attention": args.attention, "study_name": name,
+        "dataset": args.dataset, "task": "regression" if regression else "classification",
+        "estimator": Estimator.__name__, "attention": args.attention, "study_name": name,
         "finished_trials": len([t for t in study.trials if t.state.is_finished()]),
-        f"best_validation_{'loss' if args.metric == 'loss' else 'accuracy'}": study.best_value,
-        "best_params": best,
+        f"best_validation_{what}": study.best_value, "best_params": best,
         "fixed_params": {k: v for k, v in params.items() if k != "attention"},
         "validation_fraction": args.validation_fraction,
     }
     if args.evaluate:
-        model = TSClassifier(**{**params, **best}).fit(X, y)
-        report["test_accuracy"] = float(np.mean(model.predict(Xt) == np.asarray(yt)))
+        model = Estimator(**{**params, **best}).fit(X, y)
+        pred = model.predict(Xt)
+        if regression:
+            report["test_rmse"] = float(np.sqrt(np.mean((pred - np.asarray(yt, float)) ** 2)))
+        else:
+            report["test_accuracy"] = float(np.mean(pred == np.asarray(yt)))
     (out / "best_params.json").write_text(json.dumps(report, indent=2, default=str) + "\n")
     _plot_history(study, out / "history.png")
-    what = "loss" if args.metric == "loss" else "accuracy"
     print(f"best validation {what} {study.best_value:.4f} with {best}")
-    if args.evaluate:
-        print(f"test accuracy with the best parameters, fitted on all of TRAIN: "
-              f"{report['test_accuracy']:.4f}")
+    for key in ("test_accuracy", "test_rmse"):
+        if key in report:
+            print(f"{key.replace('_', ' ')} with the best parameters, fitted on all of TRAIN: "
+                  f"{report[key]:.4f}")
     print(f"wrote {out / 'trials.csv'}, {out / 'best_params.json'} and {out / 'history.png'}")
     return 0
 
