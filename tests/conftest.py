@@ -16,3 +16,28 @@ def shared_datasets() -> Path:
     if not SHARED_DATASETS.is_dir():
         pytest.skip(f"../shared/datasets not found at {SHARED_DATASETS}")
     return SHARED_DATASETS
+
+
+@pytest.fixture
+def ctrl_c_on_fit():
+    """Factory of training callbacks that press Ctrl-C at ``epoch`` of the ``fit``-th fit.
+
+    The fit counter lives on a class made per call, so it survives the deep copies that ``clone``
+    makes of an estimator's callbacks.
+    """
+    from tsattn.training import Callback
+
+    def make(fit: int = 2, epoch: int = 1) -> Callback:
+        class CtrlC(Callback):
+            fits = 0
+
+            def on_train_begin(self, estimator):
+                type(self).fits += 1
+
+            def on_epoch_end(self, estimator, record):
+                if type(self).fits == fit and record["epoch"] == epoch:
+                    raise KeyboardInterrupt
+
+        return CtrlC()
+
+    return make

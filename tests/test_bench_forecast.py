@@ -16,7 +16,6 @@ from tsattn.benchmarks.forecast import (
     seasonal_naive,
 )
 from tsattn.commands import bench
-from tsattn.training import Callback
 
 
 def _frame(n=400, c=2, seed=0):
@@ -91,31 +90,17 @@ def test_cli_parses_and_runs(tmp_path, monkeypatch):
     assert len(pd.read_csv(tmp_path / "results.csv")) == 4
 
 
-class _CtrlCOnSecondFit(Callback):
-    """A training callback that presses Ctrl-C in the first epoch of the second fit."""
-
-    fits = 0
-
-    def on_train_begin(self, estimator):
-        type(self).fits += 1
-
-    def on_epoch_end(self, estimator, record):
-        if type(self).fits == 2:
-            raise KeyboardInterrupt
-
-
-def test_ctrl_c_stops_the_benchmark_and_keeps_finished_runs(tmp_path):
+def test_ctrl_c_stops_the_benchmark_and_keeps_finished_runs(tmp_path, ctrl_c_on_fit):
     """The interrupted fit is not scored as if it had finished, and earlier rows reach disk."""
     import json
 
     from tsattn.benchmarks import BenchmarkInterrupted
 
-    _CtrlCOnSecondFit.fits = 0
     config = ForecastBenchmark(
         dataset="exchange_rate", horizons=[4], context_length=16, attentions=["softmax"],
         heads=["linear"], seeds=[0, 1, 2], max_epochs=2, d_model=8, n_heads=2, n_layers=1,
         dim_feedforward=16, ar_lags=4, max_train_windows=50, patch_len=4,
-        extra={"callbacks": [_CtrlCOnSecondFit()]},
+        extra={"callbacks": [ctrl_c_on_fit(fit=2)]},
     )  # fmt: skip
     with pytest.raises(BenchmarkInterrupted, match="seed 1") as stop, pytest.warns(UserWarning):
         run_forecast_benchmark(config, tmp_path, frame=_frame(), log=lambda *_: None)

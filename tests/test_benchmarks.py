@@ -128,24 +128,13 @@ def test_sdpa_epoch_profiler_counts_only_the_attention_kernels():
     assert times["linear"] == 0
 
 
-def test_ctrl_c_stops_compare_without_scoring_the_cut_fit(tmp_path, capsys, monkeypatch):
+def test_ctrl_c_stops_compare_without_scoring_the_cut_fit(ctrl_c_on_fit):
     from tsattn.benchmarks import BenchmarkInterrupted
-    from tsattn.training import Callback
-
-    class CtrlCOnSecondFit(Callback):
-        fits = 0
-
-        def on_train_begin(self, estimator):
-            type(self).fits += 1
-
-        def on_epoch_end(self, estimator, record):
-            if type(self).fits == 2:
-                raise KeyboardInterrupt
 
     X, y = load_basic_motions(split="train")
     Xt, yt = load_basic_motions(split="test")
     tiny = dict(d_model=8, n_heads=2, n_layers=1, dim_feedforward=16, max_epochs=2,
-                callbacks=[CtrlCOnSecondFit()])
+                callbacks=[ctrl_c_on_fit(fit=2)])
     with pytest.raises(BenchmarkInterrupted, match="softmax seed 1") as stop, pytest.warns(UserWarning):
         compare_attentions(X, y, Xt, yt, ["softmax"], seeds=(0, 1, 2), estimator_params=tiny)
     assert list(stop.value.partial.seed) == [0]

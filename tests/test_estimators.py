@@ -200,20 +200,9 @@ def test_history_early_stopping_and_restore_best():
         assert clf.n_epochs_ - clf.best_epoch_ == 3
 
 
-class _InterruptAt(Callback):
-    def __init__(self, epoch):
-        self.epoch = epoch
-        self.seen = []
-
-    def on_epoch_end(self, estimator, record):
-        self.seen.append(record["epoch"])
-        if record["epoch"] == self.epoch:
-            raise KeyboardInterrupt
-
-
-def test_ctrl_c_keeps_best_weights_and_a_usable_model():
+def test_ctrl_c_keeps_best_weights_and_a_usable_model(ctrl_c_on_fit):
     X, y = _toy(n=40)
-    cb = _InterruptAt(3)
+    cb = ctrl_c_on_fit(fit=1, epoch=3)
     with pytest.warns(UserWarning, match="interrupted after 3 epoch"):
         clf = TSClassifier(**{**TINY, "max_epochs": 20}, callbacks=[cb]).fit(X, y)
     assert clf.interrupted_ and clf.n_epochs_ == 3

@@ -12,7 +12,6 @@ optuna = pytest.importorskip("optuna")
 
 from tsattn import TSClassifier, TSRegressor  # noqa: E402
 from tsattn.cli import main  # noqa: E402
-from tsattn.training import Callback  # noqa: E402
 from tsattn.tuning import (  # noqa: E402
     best_params,
     default_pruner,
@@ -128,22 +127,10 @@ def test_forecaster_is_tuned_on_the_tail_of_its_series():
     assert all(t.value > 0 and set(t.params) == {"r", "s1", "s2"} for t in study.trials)
 
 
-class _InterruptOnSecondFit(Callback):
-    fits = 0
-
-    def on_train_begin(self, estimator):
-        type(self).fits += 1
-
-    def on_epoch_end(self, estimator, record):
-        if type(self).fits == 2 and record["epoch"] == 2:
-            raise KeyboardInterrupt
-
-
-def test_ctrl_c_stops_the_study_and_keeps_finished_trials(motions, tmp_path):
+def test_ctrl_c_stops_the_study_and_keeps_finished_trials(motions, tmp_path, ctrl_c_on_fit):
     X, y = motions
     storage = tmp_path / "study.db"
-    _InterruptOnSecondFit.fits = 0
-    est = TSClassifier(attention="bn", callbacks=[_InterruptOnSecondFit()], **TINY)
+    est = TSClassifier(attention="bn", callbacks=[ctrl_c_on_fit(fit=2, epoch=2)], **TINY)
     space = search_space("bn", training=False)
     with pytest.raises(KeyboardInterrupt), pytest.warns(UserWarning, match="interrupted"):
         tune(est, X, y, n_trials=4, storage=storage, study_name="c", space=space)
