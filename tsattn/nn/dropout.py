@@ -2,14 +2,16 @@
 
 On the CPU, ``F.dropout`` spends most of its time in ``bernoulli_`` (float random numbers); the mask
 here is one random byte per value, compared with a threshold. The bytes come from 64-bit random
-integers, eight bytes per draw of the generator (``torch.randint(0, 256, dtype=uint8)`` draws once
-per byte and is 5.3x slower: 6.6 ms vs 1.2 ms for the ``(32, 315, 256)`` mask of the UEA-sized
-encoder at two threads; ``scripts/bench_dropout_mask.py``, ``docs/results/dropout_mask/``). The keep probability is quantised to ``k / 256`` (``p=0.2`` keeps
-205/256 = 0.8008) and kept values are scaled by exactly ``256 / k``, so the layer stays unbiased.
-Other devices use ``F.dropout``.
+integers, eight bytes per draw of the generator: ``torch.randint(0, 256, dtype=uint8)`` draws once
+per byte and is 5.3x slower (6.6 ms vs 1.2 ms for the ``(32, 315, 256)`` mask of the UEA-sized
+encoder at two threads; ``scripts/bench_dropout_mask.py``, ``docs/results/dropout_mask/``). The
+keep probability is quantised to ``k / 256`` (``p=0.2`` keeps 205/256 = 0.8008) and kept values are
+scaled by exactly ``256 / k``, so the layer stays unbiased. Other devices use ``F.dropout``.
 """
 
 from __future__ import annotations
+
+import math
 
 import torch
 import torch.nn.functional as F
@@ -20,9 +22,7 @@ __all__ = ["Dropout", "random_bytes"]
 
 def random_bytes(shape: torch.Size | tuple[int, ...], device: torch.device | str = "cpu") -> torch.Tensor:
     """Independent uniform bytes ``(shape) uint8`` from the global generator, 8 per 64-bit draw."""
-    n = 1
-    for size in shape:
-        n *= int(size)
+    n = math.prod(shape)
     words = torch.empty((n + 7) // 8, dtype=torch.int64, device=device)
     words.random_(-(2**63), 2**63 - 1)  # the full 64-bit range: every byte uniform
     return words.view(torch.uint8)[:n].view(shape)
