@@ -153,3 +153,17 @@ def test_compare_command_writes_the_finished_runs_on_ctrl_c(tmp_path, capsys, mo
     assert main(["compare", "--seeds", "2", "--quiet", "--out", str(tmp_path)]) == 130
     assert pd.read_csv(tmp_path / "runs.csv").equals(done)
     assert "1 finished runs are in" in capsys.readouterr().err
+
+
+def test_epoch_time_rows_per_precision():
+    from tsattn.benchmarks.epoch_time import epoch_time_vs_sktime
+
+    X, y = load_basic_motions(split="train")
+    frame = epoch_time_vs_sktime(
+        X[:16], y[:16], attentions=("softmax",), d_model=8, n_heads=2, n_layers=1,
+        dim_feedforward=16, batch_size=8, epochs=1, include_sktime=False, profile_sdpa=False,
+        precisions=("float32", "bf16-mixed"),
+    )
+    assert list(frame.model) == ["tsattn TSClassifier(softmax)",
+                                 "tsattn TSClassifier(softmax, bf16-mixed)"]
+    assert list(frame.precision) == ["float32", "bf16-mixed"]

@@ -7,6 +7,7 @@ do not pay for long ones.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import time
 import warnings
@@ -110,6 +111,19 @@ class seeded:
         self._fork.__exit__(*exc)
 
 
+PRECISIONS = ("float32", "bf16-mixed")
+
+
+def autocast(device: torch.device, precision: str = "float32"):
+    """The forward pass's precision: ``"float32"``, or ``"bf16-mixed"`` (``torch.autocast`` to
+    bfloat16: matrix products and attention in bfloat16, weights, optimiser and loss in float32)."""
+    if precision == "float32":
+        return contextlib.nullcontext()
+    if precision == "bf16-mixed":
+        return torch.autocast(device.type, dtype=torch.bfloat16)
+    raise ValueError(f"precision must be one of {PRECISIONS}, got {precision!r}.")
+
+
 def _epoch_batches(n: int, batch_size: int, rng: np.random.Generator) -> list[np.ndarray]:
     perm = rng.permutation(n)
     return [perm[i : i + batch_size] for i in range(0, n, batch_size)]
@@ -122,6 +136,7 @@ def _evaluate(
     score_fn: Callable | None,
     batch_size: int,
     fixed_len: bool,
+    precision: str = "float32",
 ) -> tuple[float, float | None]:
     """Mean loss and (optionally) score of ``module`` on ``data``, in eval mode."""
     module.eval()
@@ -130,7 +145,8 @@ def _evaluate(
         for start in range(0, len(data), batch_size):
             idx = torch.arange(start, min(start + batch_size, len(data)), device=data.x.device)
             x, mask = data.batch(idx, fixed_len)
-            outputs.append(module(x, mask))
+            with autocast(data.x.device, precision):
+                outputs.append(module(x, mask).float())
     out = torch.cat(outputs)
     loss = float(loss_fn(out, data.y))
     return loss, (None if score_fn is None else float(score_fn(out, data.y)))
@@ -154,6 +170,7 @@ def train_network(
     verbose: int = 0,
     lr_schedule: str | None = None,
     score_fn: Callable[[torch.Tensor, torch.Tensor], float] | None = None,
+    precision: str = "float32",
 ) -> TrainResult:
     """Train ``module`` in place and leave it holding the best weights seen.
 
@@ -165,7 +182,7 @@ def train_network(
     early), when a callback returns True, or on Ctrl-C (``KeyboardInterrupt``): in every case the best
     weights so far are restored and the result says how it ended.
 
-    ``lr_schedule``: ``None`` keeps ``lr``; ``"cosine"`` anneals it to 0 over ``max_epochs``;
+    ``precision``: see :func:`autocast`. ``lr_schedule``: ``None`` keeps ``lr``; ``"cosine"`` anneals it to 0 over ``max_epochs``;
     ``"plateau"`` halves it after ``max(2, patience // 3)`` epochs without improvement of the monitored
     loss (``patience`` None: 10).
     """
@@ -191,7 +208,9 @@ def train_network(
                     continue  # a batch of one gives BatchNorm no variance to normalise by
                 idx = torch.as_tensor(idx_np, device=train.x.device)
                 x, mask = train.batch(idx, fixed_len)
-                loss = loss_fn(module(x, mask), train.y[idx])
+                with autocast(train.x.device, precision):
+                    output = module(x, mask)
+                loss = loss_fn(output.float(), train.y[idx])
                 optimizer.zero_grad(set_to_none=True)
                 loss.backward()
                 optimizer.step()
@@ -208,7 +227,7 @@ def train_network(
                 result.stopped_early = True
                 break
             valid_loss, valid_score = (
-                _evaluate(module, valid, loss_fn, score_fn, batch_size, fixed_len)
+                _evaluate(module, valid, loss_fn, score_fn, batch_size, fixed_len, precision)
                 if valid is not None
                 else (None, None)
             )
@@ -287,7 +306,11 @@ def _has_batchnorm(module: nn.Module) -> bool:
 
 
 def predict_network(
-    module: nn.Module, data: TensorData, batch_size: int, fixed_len: bool = False
+    module: nn.Module,
+    data: TensorData,
+    batch_size: int,
+    fixed_len: bool = False,
+    precision: str = "float32",
 ) -> torch.Tensor:
     """Outputs of ``module`` for every row of ``data`` in eval mode, on the CPU, ``(n, n_outputs)``."""
     module.eval()
@@ -296,5 +319,7 @@ def predict_network(
         for start in range(0, len(data), batch_size):
             idx = torch.arange(start, min(start + batch_size, len(data)), device=data.x.device)
             x, mask = data.batch(idx, fixed_len)
-            outs.append(module(x, mask).float().cpu())
+            with autocast(data.x.device, precision):
+                out = module(x, mask)
+            outs.append(out.float().cpu())
     return torch.cat(outs)

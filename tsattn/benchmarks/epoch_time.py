@@ -104,12 +104,15 @@ def epoch_time_vs_sktime(
     seed: int = 0,
     include_sktime: bool = True,
     profile_sdpa: bool = True,
+    precisions: tuple[str, ...] = ("float32",),
 ) -> pd.DataFrame:
     """Seconds per training epoch for each tsattn attention and for sktime's MVTS transformer.
 
     ``X`` is ``(n, channels, length)`` (sktime needs equal lengths). Returns one row per model with
     ``seconds_per_epoch`` and ``speedup_vs_sktime`` (sktime's time divided by the row's); with
     ``profile_sdpa`` also ``sdpa_seconds_per_epoch`` and ``speedup_ceiling_vs_sktime`` (module doc).
+    ``precisions`` times each attention at each ``TSClassifier.precision``; sktime's model runs in
+    float32, so only float32 rows compare like with like.
     """
     from tsattn import TSClassifier
 
@@ -117,20 +120,22 @@ def epoch_time_vs_sktime(
                  dim_feedforward=dim_feedforward, batch_size=batch_size)
     rows: list[dict[str, Any]] = []
     for attention in attentions:
-        clf = TSClassifier(
-            attention=attention, **sizes, max_epochs=1 + epochs, validation_fraction=0.0,
-            patience=None, device=device, random_state=seed,
-        ).fit(X, y)
-        durations = [r["dur"] for r in clf.history_[1:]]  # the first epoch warms up
-        row = {"model": f"tsattn TSClassifier({attention})",
-               "seconds_per_epoch": float(np.median(durations))}
-        if profile_sdpa:
-            probe = SDPAEpochProfiler()
-            clf.set_params(max_epochs=2, callbacks=[probe]).fit(X, y)
-            row["sdpa_seconds_per_epoch"] = probe.sdpa_seconds
-        rows.append(row)
+        for precision in precisions:
+            clf = TSClassifier(
+                attention=attention, **sizes, max_epochs=1 + epochs, validation_fraction=0.0,
+                patience=None, device=device, random_state=seed, precision=precision,
+            ).fit(X, y)
+            durations = [r["dur"] for r in clf.history_[1:]]  # the first epoch warms up
+            label = attention if precision == "float32" else f"{attention}, {precision}"
+            row = {"model": f"tsattn TSClassifier({label})", "precision": precision,
+                   "seconds_per_epoch": float(np.median(durations))}
+            if profile_sdpa:
+                probe = SDPAEpochProfiler()
+                clf.set_params(max_epochs=2, callbacks=[probe]).fit(X, y)
+                row["sdpa_seconds_per_epoch"] = probe.sdpa_seconds
+            rows.append(row)
     if include_sktime:
-        rows.append({"model": "sktime MVTSTransformerClassifier",
+        rows.append({"model": "sktime MVTSTransformerClassifier", "precision": "float32",
                      "seconds_per_epoch": _sktime_epoch_seconds(X, y, sizes, epochs, seed)})
         ref = rows[-1]["seconds_per_epoch"]
         for row in rows:

@@ -40,6 +40,10 @@ def _register_epoch(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--device", default="cpu")
     p.add_argument("--no-sktime", action="store_true", help="time tsattn only")
     p.add_argument(
+        "--precisions", nargs="+", default=["float32"], choices=["float32", "bf16-mixed"],
+        help="TSClassifier precisions to time (default: float32, sktime's own)",
+    )
+    p.add_argument(
         "--no-sdpa-profile", action="store_true",
         help="skip the profiled epoch that measures the attention kernels' share "
         "(sdpa_seconds_per_epoch, speedup_ceiling_vs_sktime)",
@@ -61,7 +65,7 @@ def _run_epoch(args: argparse.Namespace) -> int:
         X, y, attentions=tuple(args.attentions), d_model=args.d_model, n_heads=args.n_heads,
         n_layers=args.n_layers, dim_feedforward=args.dim_feedforward, batch_size=args.batch_size,
         epochs=args.epochs, device=args.device, include_sktime=not args.no_sktime,
-        profile_sdpa=not args.no_sdpa_profile,
+        profile_sdpa=not args.no_sdpa_profile, precisions=tuple(args.precisions),
     )
     frame["dataset"] = args.dataset
     frame["torch_threads"] = torch.get_num_threads()

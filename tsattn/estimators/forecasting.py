@@ -149,6 +149,7 @@ class TSForecaster(BaseTSEstimator):
         validation_fraction: float = 0.1,
         patience: int | None = 5,
         device: str = "auto",
+        precision: str = "float32",
         random_state: int | np.random.RandomState | None = None,
         verbose: int = 0,
         callbacks: list[Callback] | None = None,
@@ -161,7 +162,8 @@ class TSForecaster(BaseTSEstimator):
             key_scales=key_scales, kernel_size=kernel_size, window=window, rank=rank, r=r, s1=s1,
             s2=s2, block=block, max_len=max_len, max_epochs=max_epochs, batch_size=batch_size, lr=lr, lr_schedule=lr_schedule,
             weight_decay=weight_decay, validation_fraction=validation_fraction, patience=patience,
-            device=device, random_state=random_state, verbose=verbose, callbacks=callbacks,
+            device=device, precision=precision, random_state=random_state, verbose=verbose,
+            callbacks=callbacks,
         )  # fmt: skip
         self.horizon = horizon
         self.context_length = context_length
@@ -292,6 +294,7 @@ class TSForecaster(BaseTSEstimator):
                 callbacks=list(self.callbacks or ()),
                 verbose=self.verbose,
                 lr_schedule=self.lr_schedule,
+                precision=self.precision,
             )
         self.history_ = result.history
         self.best_epoch_ = result.best_epoch
@@ -343,7 +346,8 @@ class TSForecaster(BaseTSEstimator):
             ),
         )
         out = predict_network(
-            self.module_, data, batch_size=max(256, self.batch_size), fixed_len=True
+            self.module_, data, batch_size=max(256, self.batch_size), fixed_len=True,
+            precision=self.precision,
         )
         return out.numpy().astype(np.float64) * self.channel_scale_ + self.channel_mean_
 
