@@ -149,8 +149,9 @@ def test_ctrl_c_stops_the_study_and_keeps_finished_trials(motions, tmp_path, ctr
         ({"space": {"random_state": optuna.distributions.IntDistribution(0, 3)}}, "set by tune"),
         ({"n_trials": 0}, "n_trials"),
         ({"validation_fraction": 0.0}, "validation_fraction"),
-        ({"storage": 3}, "storage must be"),
+        ({"storage": 3, "study_name": "s"}, "storage must be"),
         ({"metric": "auc"}, "metric must be one of"),
+        ({"storage": "x.db"}, "needs a study_name"),
     ],
 )
 def test_bad_arguments_raise_clear_errors(motions, kwargs, match):

@@ -296,8 +296,8 @@ def tune(
         for regressors and forecasters. ``"score"`` maximises the validation accuracy (classifiers
         only); on small validation parts accuracy ties at 1.0 across most trials and stops telling
         them apart, which the loss does not.
-    storage, study_name : where trials are kept (module docstring); with a storage, the same name
-        resumes the study.
+    storage, study_name : where trials are kept (module docstring); a storage needs a name, and
+        the same name resumes the study.
     pruner : an Optuna pruner; default :func:`default_pruner`.
     random_state : seeds the TPE sampler.
 
@@ -323,8 +323,11 @@ def tune(
             f"metric='score' (accuracy) needs a classifier; tune {type(estimator).__name__} with "
             "metric='loss'."
         )
-    if storage is not None and study_name is None:
-        study_name = f"tsattn-{type(estimator).__name__}"
+    if storage is not None and not study_name:
+        raise ValueError(
+            "a storage needs a study_name: reruns resume the study of that name, and one storage "
+            "can hold studies of several datasets or estimators, e.g. study_name='jv-bn_sh'."
+        )
     study = optuna.create_study(
         storage=resolve_storage(storage),
         study_name=study_name,
