@@ -51,7 +51,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="fit the best parameters on all of TRAIN and report TEST accuracy")
     p.add_argument("--out", type=Path, default=None,
                    help="output folder (default: results/tune/<dataset>-<attention>)")
-    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help="no progress bar and no Optuna log line per trial")
     p.set_defaults(func=run)
 
 
@@ -97,6 +98,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"nothing to tune: {args.attention!r} has no tunable hyperparameters and "
               "--no-training-params was given")
         return 2
+    if args.quiet:
+        import optuna
+
+        optuna.logging.set_verbosity(optuna.logging.WARNING)  # no line per trial either
     X, y, Xt, yt = _load_any(args.dataset)
     name = args.study_name or f"tsattn-{args.dataset}-{args.attention}-{args.metric}"
     print(f"{args.dataset}: {len(X)} train series ({'regression' if regression else 'classification'}); "
