@@ -85,15 +85,16 @@ def run(args: argparse.Namespace) -> int:
         print(f"{args.dataset} is a regression dataset: use --metric loss (the validation MSE)")
         return 2
     Estimator = TSRegressor if regression else TSClassifier
+    fixed = _parse_params(args.param)
     params = {"attention": args.attention, "device": args.device, "random_state": args.seed,
-              **_parse_params(args.param)}
+              **fixed}
     if args.max_epochs is not None:
         params["max_epochs"] = args.max_epochs
     estimator = Estimator(**params)
     space = search_space(args.attention, n_heads=estimator.n_heads,
                          training=not args.no_training_params)
-    for fixed in set(space) & set(_parse_params(args.param)):
-        del space[fixed]  # a value given with --param is not tuned
+    for name in set(space) & set(fixed):
+        del space[name]  # a value given with --param is not tuned
     if not space:
         print(f"nothing to tune: {args.attention!r} has no tunable hyperparameters and "
               "--no-training-params was given")
