@@ -29,6 +29,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from tsattn.attention.base import MultiHeadProjections, check_positive_int
+from tsattn.attention.functional import sdpa
 from tsattn.attention.registry import register_attention
 
 
@@ -102,7 +103,7 @@ class LongShortAttention(MultiHeadProjections):
             [local_real, torch.ones(b, n_seg, self.rank, dtype=torch.bool, device=x.device)], dim=2
         )[:, None, :, None, :]  # (B, 1, n_seg, 1, span + r)
         qs = F.pad(q, (0, 0, 0, n_seg * w - n)).unflatten(2, (n_seg, w))  # (B, H, n_seg, w, d)
-        out = F.scaled_dot_product_attention(
+        out = sdpa(
             qs, keys, values, attn_mask=attn_mask, dropout_p=self.dropout_p
         )
         out = out.flatten(2, 3)[:, :, :n]

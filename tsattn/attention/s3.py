@@ -48,6 +48,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from tsattn.attention.base import MultiHeadProjections, check_positive_int
+from tsattn.attention.functional import sdpa
 from tsattn.attention.registry import register_attention
 from tsattn.nn.dropout import Dropout
 from tsattn.nn.norm import MaskedBatchNorm1d
@@ -162,7 +163,7 @@ class S3Attention(MultiHeadProjections):
         # Token sampling: every query attends to the s1 sampled (real) steps.
         positions, valid = self.sample_steps(mask, b, n, x.device)
         gather = positions[:, None, :, None].expand(-1, self.n_heads, -1, d)
-        v1 = F.scaled_dot_product_attention(
+        v1 = sdpa(
             q, k.gather(2, gather), v.gather(2, gather),
             attn_mask=None if valid is None else valid[:, None, None, :],
             dropout_p=self.dropout_p,
@@ -179,7 +180,7 @@ class S3Attention(MultiHeadProjections):
         q_cols = (q / length.sqrt()[:, None, None, None]).transpose(-2, -1)  # (B, H, d, N)
         k_cols = k[..., idx].transpose(-2, -1)  # (B, H, s2, N)
         v_cols = v[..., idx].transpose(-2, -1)  # (B, H, s2, N)
-        v2 = F.scaled_dot_product_attention(
+        v2 = sdpa(
             q_cols, k_cols, v_cols, dropout_p=self.dropout_p, scale=1.0
         ).transpose(-2, -1)  # (B, H, N, d)
 
