@@ -37,6 +37,21 @@ def test_cpu_sdpa_flops_match_an_explicit_matmul_attention():
     assert fused_all == explicit_all + 2 * (2 * 3 * 64 * 64 * 8)
 
 
+def test_flops_of_head_padded_training_count_the_real_head_dimension():
+    from tsattn.attention.functional import PAD_HEAD_DIM, pads_head_dim, sdpa
+
+    q, k, v = (torch.randn(1, 2, 160, 8, requires_grad=True) for _ in range(3))
+    assert pads_head_dim(q, k, v)  # a call sdpa() pads to 16 when it runs
+    counted = count_flops(lambda: sdpa(q, k, v).sum().backward())
+    real = count_flops(lambda: torch.nn.functional.scaled_dot_product_attention(q, k, v).sum().backward())
+    assert counted == real
+    widened = [t.detach().new_zeros(1, 2, 160, PAD_HEAD_DIM).requires_grad_() for t in (q, k, v)]
+    assert counted < count_flops(
+        lambda: torch.nn.functional.scaled_dot_product_attention(*widened).sum().backward()
+    )
+    assert pads_head_dim(q, k, v)  # the counting switched padding off only while counting
+
+
 def test_peak_memory_sees_the_materialised_attention_matrix():
     q = torch.randn(1, 2, 256, 8)
     explicit = peak_memory(lambda: _explicit(q, q, q), "cpu")

@@ -87,7 +87,9 @@ def test_plain_call_everywhere_else(sdpa_widths):
     F_attn.sdpa(q, k, v, dropout_p=0.1)  # dropout leaves the fused kernel anyway
     with torch.autocast("cpu", dtype=torch.bfloat16):  # bfloat16 measured no faster padded
         F_attn.sdpa(q, k, v)
-    assert sdpa_widths == [8, 8, 8, 12, 8, 8, 8, 8]
+    with F_attn.head_padding(False):  # switched off by the user
+        F_attn.sdpa(q, k, v)
+    assert sdpa_widths == [8, 8, 8, 12, 8, 8, 8, 8, 8]
     F_attn.sdpa(q, k, v)
     assert sdpa_widths[-1] == F_attn.PAD_HEAD_DIM  # and the padded path is reachable
 

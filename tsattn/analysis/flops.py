@@ -16,6 +16,8 @@ from collections.abc import Callable
 import torch
 from torch.utils.flop_counter import FlopCounterMode, flop_registry, register_flop_formula
 
+from tsattn.attention.functional import head_padding
+
 __all__ = ["register_cpu_sdpa_flops", "sdpa_forward_flops", "sdpa_backward_flops", "count_flops"]
 
 _aten = torch.ops.aten
@@ -60,7 +62,11 @@ register_cpu_sdpa_flops()
 
 
 def count_flops(fn: Callable[[], object]) -> int:
-    """Total FLOPs counted by ``FlopCounterMode`` while running ``fn()``."""
-    with FlopCounterMode(display=False) as counter:
+    """Total FLOPs counted by ``FlopCounterMode`` while running ``fn()``.
+
+    SDPA's head padding (:func:`tsattn.attention.functional.sdpa`) is off while counting, so the
+    count is that of the formula at the real head dimension, not of the zero columns.
+    """
+    with head_padding(False), FlopCounterMode(display=False) as counter:
         fn()
     return int(counter.get_total_flops())

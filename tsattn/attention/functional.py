@@ -15,14 +15,18 @@ by way of :func:`sdpa` (which adds one exact CPU speed-up, see there).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
+from collections.abc import Iterator
 
 import torch
 import torch.nn.functional as F
 
 __all__ = [
     "sdpa",
+    "pads_head_dim",
+    "head_padding",
     "sdpa_mask",
     "masked_mean",
     "masked_var",
@@ -52,6 +56,23 @@ PAD_HEAD_DIM = 16
 PAD_MAX_HEAD_DIM = 8
 #: ... on at least this many scores per head (``Nq * Nk``): below it padding measured slower.
 PAD_MIN_SCORES = 128 * 128
+_head_padding_enabled = True
+
+
+@contextlib.contextmanager
+def head_padding(enabled: bool) -> Iterator[None]:
+    """Turn :func:`sdpa`'s automatic head padding on or off inside a ``with`` block.
+
+    Off, every call is the plain SDPA call: for FLOP counts of the formula
+    (:func:`tsattn.analysis.count_flops` counts with it off), or to reproduce results computed before
+    the padding existed bit for bit.
+    """
+    global _head_padding_enabled
+    previous, _head_padding_enabled = _head_padding_enabled, bool(enabled)
+    try:
+        yield
+    finally:
+        _head_padding_enabled = previous
 
 
 def pads_head_dim(
@@ -66,7 +87,8 @@ def pads_head_dim(
     d=8, N=315) and the padded copies would raise the peak memory ``tsattn profile`` reports.
     """
     return (
-        q.device.type == "cpu"
+        _head_padding_enabled
+        and q.device.type == "cpu"
         and q.dtype == torch.float32
         and max(q.shape[-1], v.shape[-1]) <= PAD_MAX_HEAD_DIM
         and dropout_p == 0.0
