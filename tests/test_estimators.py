@@ -228,6 +228,19 @@ def test_progress_bar_when_verbose(capsys):
     assert "epoch" in capsys.readouterr().err
 
 
+def test_probabilities_sum_to_one_for_sklearn_metrics():
+    from sklearn.metrics import log_loss
+
+    X, y = _toy()
+    clf = TSClassifier(**TINY).fit(X, y)
+    proba = clf.predict_proba(X)
+    assert proba.dtype == np.float64
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=1e-12)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # sklearn warns when rows do not sum to one
+        log_loss(y, proba, labels=clf.classes_)
+
+
 def test_same_random_state_same_predictions():
     X, y = _toy()
     a = TSClassifier(**TINY).fit(X, y).predict_proba(X)

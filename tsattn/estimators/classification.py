@@ -66,9 +66,13 @@ class TSClassifier(ClassifierMixin, BaseTSEstimator):
         return (output.argmax(dim=1) == target).float().mean()
 
     def predict_proba(self, X) -> np.ndarray:
-        """Class probabilities ``(n, n_classes)``, columns in the order of ``classes_``."""
+        """Class probabilities ``(n, n_classes)`` float64, columns in the order of ``classes_``.
+
+        The softmax runs in float64, so each row sums to one to float64 precision (a float32 softmax
+        is off by about 1e-7, which scikit-learn's ``log_loss`` warns about).
+        """
         check_is_fitted(self, "module_")
-        return torch.softmax(self._forward(X), dim=1).numpy().astype(np.float64)
+        return torch.softmax(self._forward(X).double(), dim=1).numpy()
 
     def predict(self, X) -> np.ndarray:
         """Predicted labels ``(n,)``."""
