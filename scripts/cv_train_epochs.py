@@ -13,8 +13,9 @@ scores the current weights on the held-out fifth (validation log-loss and errors
 no random numbers, so the training path is the one without it). Because the default learning-rate
 schedule does not depend on ``max_epochs``, one run of ``--max-epochs 200`` also shows what any
 shorter limit ``M`` gives: the estimator keeps the last epoch up to ``M`` marked ``best`` (lowest
-training loss). Writes ``traces_<label>_<attention>.csv`` (one row per fold and epoch) and
-recomputes ``summary.csv`` from every trace in ``--out``: per label, attention and cut-off ``M``
+training loss); a schedule tied to ``max_epochs`` (``lr_schedule=cosine``) is summarised at its
+own ``max_epochs`` only. Writes ``traces_<label>_<attention>.csv`` (one row per fold and epoch) and
+recomputes ``summary.csv`` (and ``summary.png``) from every trace in ``--out``: per label, attention and cut-off ``M``
 (``--cutoffs``, default every 25 epochs), the mean validation log-loss over folds and the
 validation errors out of all TRAIN series.
 """
@@ -22,6 +23,7 @@ validation errors out of all TRAIN series.
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 import numpy as np
@@ -58,8 +60,10 @@ def summarise(out: Path, cutoffs: list[int] | None) -> pd.DataFrame:
         trace = pd.read_csv(path)
         label, attention = trace["label"].iloc[0], trace["attention"].iloc[0]
         last = int(trace["epoch"].max())
+        # A schedule tied to max_epochs (cosine) is only what it is at its own max_epochs.
+        anneals = json.loads(trace["params"].iloc[0]).get("lr_schedule") == "cosine"
         for m in cutoffs or [e for e in range(25, last + 1, 25)]:
-            if m > last:
+            if m > last or (anneals and m != last):
                 continue
             picked = (
                 trace[(trace.epoch <= m) & trace.best].sort_values("epoch").groupby("fold").tail(1)
@@ -72,7 +76,25 @@ def summarise(out: Path, cutoffs: list[int] | None) -> pd.DataFrame:
             })  # fmt: skip
     summary = pd.DataFrame(rows)
     summary.to_csv(out / "summary.csv", index=False)
+    _plot(summary, out / "summary.png")
     return summary
+
+
+def _plot(summary: pd.DataFrame, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for (label, attention), part in summary.groupby(["label", "attention"]):
+        ax.plot(part["max_epochs"], part["val_logloss"], marker="o", label=f"{attention} ({label})")
+    ax.set_xlabel("max_epochs (checkpoint: lowest training loss up to it)")
+    ax.set_ylabel("CV validation log-loss (TRAIN only)")
+    ax.legend(fontsize=7, ncol=2)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
 
 
 def main() -> None:
@@ -82,11 +104,16 @@ def main() -> None:
     p.add_argument("--max-epochs", type=int, default=200)
     p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
                    help="another TSClassifier parameter, e.g. lr_schedule=cosine")
-    p.add_argument("--label", required=True, help="names this setting in the output files")
+    p.add_argument("--label", default="default", help="names this setting in the output files")
     p.add_argument("--folds", type=int, default=5)
     p.add_argument("--cutoffs", type=int, nargs="*", default=None)
     p.add_argument("--out", type=Path, default=Path("results/cv_train_epochs"))
+    p.add_argument("--summary-only", action="store_true",
+                   help="only recompute summary.csv from the traces already in --out")
     args = p.parse_args()
+    if args.summary_only:
+        print(summarise(args.out, args.cutoffs).to_string(index=False))
+        return
     params = _parse_params(args.param)
     X, y = load_uea(args.dataset, split="train")
     X = list(X)
@@ -102,7 +129,7 @@ def main() -> None:
             ).fit([X[i] for i in train], y[train])  # fmt: skip
             for row in trace.rows:
                 rows.append({"label": args.label, "attention": attention, "fold": fold,
-                             "n_val": len(val), **row})
+                             "n_val": len(val), "params": json.dumps(params), **row})
             print(f"{args.label} {attention} fold {fold}: last val log-loss "
                   f"{trace.rows[-1]['val_logloss']:.4f}", flush=True)
         pd.DataFrame(rows).to_csv(args.out / f"traces_{args.label}_{attention}.csv", index=False)
