@@ -101,11 +101,16 @@ def test_forced_padding_and_widths():
     torch.testing.assert_close(padded, plain, rtol=1e-12, atol=1e-12)
 
 
+# Hyperparameters that give every variant an SDPA call of at least PAD_MIN_SCORES scores at N=150:
+# long_short's windows and s3's sampled steps are short by default.
+WIDE = {"long_short": {"window": 128}, "s3": {"s1": 128}}
+
+
 @pytest.mark.parametrize("name", SOFTMAX_FAMILY)
 def test_variants_train_the_same_with_and_without_padding(name, sdpa_widths, monkeypatch):
     """Every softmax-family module: same output and gradients whether or not SDPA pads its heads."""
     torch.manual_seed(0)
-    module = build_attention(name, 16, 2)  # head dimension 8
+    module = build_attention(name, 16, 2, **WIDE.get(name, {}))  # head dimension 8
     x = torch.randn(2, 150, 16, generator=torch.Generator().manual_seed(1))
     mask = torch.ones(2, 150, dtype=torch.bool)
     mask[1, 110:] = False
@@ -118,13 +123,15 @@ def test_variants_train_the_same_with_and_without_padding(name, sdpa_widths, mon
         return out.detach(), xr.grad, [p.grad.clone() for p in module.parameters()]
 
     padded = run()
-    if F_attn.PAD_HEAD_DIM not in sdpa_widths:
-        pytest.skip(f"{name} makes no SDPA call with {F_attn.PAD_MIN_SCORES}+ scores at this size")
+    assert F_attn.PAD_HEAD_DIM in sdpa_widths, f"{name}: no SDPA call took the padded path"
     monkeypatch.setattr(F_attn, "pads_head_dim", lambda *args: False)
     sdpa_widths.clear()
     plain = run()
     assert F_attn.PAD_HEAD_DIM not in sdpa_widths
     torch.testing.assert_close(padded[0][mask], plain[0][mask], rtol=1e-5, atol=1e-5)
     torch.testing.assert_close(padded[1], plain[1], rtol=1e-4, atol=1e-5)
+    # float32 rounding relative to the largest gradient: some biases (s3's convolution before its
+    # BatchNorm) have a gradient that is zero up to rounding, so a plain rtol cannot apply to them
+    scale = max(want.abs().max().item() for want in plain[2])
     for got, want in zip(padded[2], plain[2], strict=True):
-        torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-4)
+        torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-6 * scale)
