@@ -64,9 +64,14 @@ class MultiHeadProjections(nn.Module):
         if heads is None:
             return self.split_heads(layer(x))
         d = self.head_dim
-        rows = torch.cat([torch.arange(h * d, (h + 1) * d) for h in heads]).to(x.device)
-        w = layer.weight.index_select(0, rows)
-        b = layer.bias.index_select(0, rows) if layer.bias is not None else None
+        if tuple(heads) == tuple(range(heads[0], heads[0] + len(heads))):
+            # consecutive heads: a slice of the weight, a view (no index tensor, no copy)
+            w = layer.weight[heads[0] * d : (heads[-1] + 1) * d]
+            b = layer.bias[heads[0] * d : (heads[-1] + 1) * d] if layer.bias is not None else None
+        else:
+            rows = torch.cat([torch.arange(h * d, (h + 1) * d) for h in heads]).to(x.device)
+            w = layer.weight.index_select(0, rows)
+            b = layer.bias.index_select(0, rows) if layer.bias is not None else None
         return self.split_heads(nn.functional.linear(x, w, b), n_heads=len(heads))
 
 
