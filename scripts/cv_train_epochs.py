@@ -86,12 +86,18 @@ def _plot(summary: pd.DataFrame, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(7, 4))
-    for (label, attention), part in summary.groupby(["label", "attention"]):
-        ax.plot(part["max_epochs"], part["val_logloss"], marker="o", label=f"{attention} ({label})")
-    ax.set_xlabel("max_epochs (checkpoint: lowest training loss up to it)")
-    ax.set_ylabel("CV validation log-loss (TRAIN only)")
-    ax.legend(fontsize=7, ncol=2)
+    # One panel per attention and one line per setting, so settings compare within a panel.
+    attentions = sorted(summary["attention"].unique())
+    fig, axes = plt.subplots(1, len(attentions), figsize=(3.2 * len(attentions), 3.6), sharey=True,
+                             squeeze=False)  # fmt: skip
+    for ax, attention in zip(axes[0], attentions, strict=True):
+        for label, part in summary[summary["attention"] == attention].groupby("label"):
+            ax.plot(part["max_epochs"], part["val_logloss"], marker="o", label=label)
+        ax.set_title(attention)
+        ax.set_xlabel("max_epochs")
+    axes[0][0].set_ylabel("CV validation log-loss (TRAIN only)")
+    axes[0][-1].legend(fontsize=7)
+    fig.suptitle("checkpoint: lowest training loss up to max_epochs", fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
