@@ -35,7 +35,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
     args = parser.parse_args(argv)
+    args.argv = argv  # the command line as given, for benchmarks that record their command
     try:
         return int(args.func(args) or 0)
     except KeyboardInterrupt as exc:

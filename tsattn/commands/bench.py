@@ -16,6 +16,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     sub.required = True
     _register_epoch(sub)
     _register_forecast(sub)
+    _register_classify(sub)
 
 
 def _register_epoch(sub: argparse._SubParsersAction) -> None:
@@ -142,4 +143,63 @@ def _forecast(args: argparse.Namespace) -> int:
     )  # fmt: skip
     results = run_forecast_benchmark(config, args.out)
     print(results.groupby(["horizon", "model"], sort=False)[["mse", "mae"]].mean().to_string())
+    return 0
+
+
+def _register_classify(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "classify",
+        help="classification / extrinsic regression across archives: tsattn vs peers",
+        description=(
+            "Fit each tsattn attention (with its defaults) and each peer on the TRAIN split of "
+            "every dataset and seed, score once on TEST (accuracy; RMSE for TSER), and write "
+            "results.csv (a row per fit, appended as it finishes: rerun the same command to "
+            "resume), results.md (tables beside the published numbers) and plots."
+        ),
+    )
+    p.add_argument("--datasets", nargs="+", default=["uea"], metavar="NAME",
+                   help="suites (uea, ucr, tser) and/or dataset names (default: uea)")
+    p.add_argument("--attentions", nargs="+", default=["bn_sh"], metavar="NAME",
+                   help="tsattn attention variants (default: bn_sh); none: --attentions")
+    p.add_argument("--peers", nargs="*", default=["minirocket"], metavar="NAME",
+                   help="minirocket, multirocket, hydra-multirocket, rocket, inceptiontime, "
+                   "mvts-transformer (default: minirocket); missing packages are skipped")
+    p.add_argument("--seeds", type=int, nargs="+", default=[0], help="seeds (default: 0)")
+    p.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
+                   help="cap on each fit (tsattn models stop training and are scored)")
+    p.add_argument("--n-jobs", type=int, default=1, help="parallel fits (default: 1)")
+    p.add_argument("--scheduler", default=None,
+                   help="run fits on Dask: 'local' (a LocalCluster of --n-jobs workers) or a "
+                   "scheduler address such as tcp://host:8786 (needs tsattn[dask])")
+    p.add_argument("--cached-only", action="store_true",
+                   help="skip datasets whose files are not already local (no downloads)")
+    p.add_argument("--retry-failed", action="store_true",
+                   help="rerun fits recorded as failed or timed out")
+    p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                   help="extra tsattn estimator parameter, VALUE as JSON (repeatable)")
+    p.add_argument("--device", default="cpu")
+    p.add_argument("--out", type=Path, default=Path("results/classify"))
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=_classify)
+
+
+def _classify(args: argparse.Namespace) -> int:
+    import shlex
+
+    from tsattn.benchmarks.classify import ClassifyBenchmark, run_classify_benchmark
+    from tsattn.commands.compare import _parse_params
+
+    config = ClassifyBenchmark(
+        datasets=args.datasets, attentions=args.attentions, peers=args.peers, seeds=args.seeds,
+        time_limit=args.time_limit, n_jobs=args.n_jobs, scheduler=args.scheduler,
+        cached_only=args.cached_only, retry_failed=args.retry_failed,
+        params=_parse_params(args.param), device=args.device,
+    )  # fmt: skip
+    try:
+        command = "tsattn " + " ".join(shlex.quote(a) for a in args.argv)
+        run_classify_benchmark(config, args.out, progress=not args.quiet, command=command)
+    except ValueError as err:
+        print(f"tsattn bench classify: {err}")
+        return 2
+    print(f"wrote {args.out / 'results.csv'} and {args.out / 'results.md'}")
     return 0

@@ -1,0 +1,116 @@
+"""`tsattn bench classify`: names, resumable rows, failures as rows, time limits, report, CLI."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from tsattn.benchmarks.classify import (
+    ClassifyBenchmark,
+    resolve_datasets,
+    resolve_models,
+    run_classify_benchmark,
+    run_one,
+)
+from tsattn.benchmarks.classify_report import published
+from tsattn.cli import main
+
+TINY = dict(d_model=16, n_heads=2, n_layers=1, dim_feedforward=32, max_epochs=2)
+
+
+def test_suites_and_names_resolve_case_insensitively():
+    uea = resolve_datasets(["uea"])
+    assert ("uea", "JapaneseVowels") in uea and len(uea) == 30
+    assert resolve_datasets(["gunpoint", "covid3month"]) == [("ucr", "GunPoint"), ("tser", "Covid3Month")]
+    assert resolve_datasets(["GunPoint", "gunpoint"]) == [("ucr", "GunPoint")]
+
+
+def test_unknown_and_forecasting_names_are_refused_with_a_hint():
+    with pytest.raises(ValueError, match="Did you mean 'JapaneseVowels'"):
+        resolve_datasets(["JapanesVowels"])
+    with pytest.raises(ValueError, match="bench forecast"):
+        resolve_datasets(["ETTh1"])
+    with pytest.raises(ValueError, match="Did you mean 'bn_sh'"):
+        resolve_models(["bn_shh"], [])
+    with pytest.raises(ValueError, match="Did you mean 'minirocket'"):
+        resolve_models([], ["minirockett"])
+
+
+def test_missing_peer_is_skipped_with_one_warning(monkeypatch):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda n, *a: None if n == "sktime" else real(n, *a))
+    with pytest.warns(UserWarning, match="mvts-transformer.*sktime not installed"):
+        assert resolve_models(["softmax"], ["mvts-transformer"]) == ["tsattn:softmax"]
+
+
+def test_cached_only_keeps_local_datasets(shared_datasets, monkeypatch):
+    monkeypatch.setenv("TSATTN_DATA_DIR", str(shared_datasets))
+    local = resolve_datasets(["uea", "ucr"], cached_only=True)
+    assert ("uea", "NATOPS") in local and ("ucr", "Adiac") in local
+    assert ("ucr", "Crop") not in local  # in the archive, not on this disk
+
+
+def test_published_numbers_are_found():
+    assert published("JapaneseVowels", "uea", "tsattn:bn_sh")[0] == 99.55
+    assert published("Adiac", "ucr", "minirocket")[0] == pytest.approx(80.17)
+    assert published("Adiac", "ucr", "tsattn:bn_sh") is None
+
+
+def test_failed_fit_is_a_row_not_a_crash():
+    config = ClassifyBenchmark(params={**TINY, "d_model": 15})  # 15 % 2 heads: refused at fit
+    row = run_one("uea", "BasicMotions", "tsattn:softmax", 0, config)
+    assert row["status"] == "error" and "d_model" in row["error"]
+
+
+def test_time_limit_stops_training_and_scores_the_model():
+    config = ClassifyBenchmark(params={**TINY, "max_epochs": 50}, time_limit=1e-3)
+    row = run_one("uea", "BasicMotions", "tsattn:softmax", 0, config)
+    assert row["status"] == "ok" and row["time_limited"] and row["n_epochs"] == 1
+
+
+def test_run_is_resumable_and_writes_the_report(tmp_path):
+    config = ClassifyBenchmark(datasets=["BasicMotions"], attentions=["softmax"],
+                               peers=["minirocket"], seeds=[0, 1], params=TINY)  # fmt: skip
+    rows = run_classify_benchmark(config, tmp_path, progress=False, log=lambda *a: None)
+    assert len(rows) == 4 and set(rows.status) == {"ok"}
+    assert set(rows.model) == {"tsattn:softmax", "minirocket"}
+    assert (rows.score > 0.2).all()
+    # rerun: nothing recomputed, nothing lost
+    seen = []
+    again = run_classify_benchmark(config, tmp_path, progress=False, log=seen.append)
+    assert "0 fits to run, 4 already" in seen[0]
+    pd.testing.assert_frame_equal(rows, again)
+    report = (tmp_path / "results.md").read_text()
+    assert "BasicMotions" in report and "98.75" in report  # 001 Table 9, softmax
+    assert (tmp_path / "vs_minirocket.png").stat().st_size > 0
+    assert (tmp_path / "mean_ranks.png").stat().st_size > 0
+
+
+def test_rows_of_an_interrupted_run_survive(tmp_path, ctrl_c_on_fit):
+    from tsattn.benchmarks import BenchmarkInterrupted
+
+    config = ClassifyBenchmark(datasets=["BasicMotions"], attentions=["softmax"], peers=[],
+                               seeds=[0, 1], params={**TINY, "callbacks": [ctrl_c_on_fit(fit=2)]})  # fmt: skip
+    with pytest.raises(BenchmarkInterrupted):
+        run_classify_benchmark(config, tmp_path, progress=False, log=lambda *a: None)
+    rows = pd.read_csv(tmp_path / "results.csv")
+    assert list(rows.seed) == [0] and rows.status.iloc[0] == "ok"
+
+
+def test_cli_runs_and_rejects_typos(tmp_path, capsys):
+    out = tmp_path / "bc"
+    assert main(["bench", "classify", "--datasets", "BasicMotions", "--attentions", "softmax",
+                 "--peers", "--param", "max_epochs=1", "--param", "d_model=16", "--param",
+                 "n_heads=2", "--param", "n_layers=1", "--out", str(out), "-q"]) == 0  # fmt: skip
+    assert len(pd.read_csv(out / "results.csv")) == 1
+    assert main(["bench", "classify", "--datasets", "BasicMotion", "--out", str(out), "-q"]) == 2
+    assert "Did you mean 'BasicMotions'" in capsys.readouterr().out
+
+
+def test_regression_rows_report_rmse(tmp_path, shared_datasets, monkeypatch):
+    monkeypatch.setenv("TSATTN_DATA_DIR", str(shared_datasets))
+    row = run_one("tser", "Covid3Month", "tsattn:softmax", 0, ClassifyBenchmark(params=TINY))
+    assert row["status"] == "ok" and row["metric"] == "rmse" and np.isfinite(row["score"])

@@ -1,0 +1,451 @@
+"""Classification and extrinsic-regression benchmark across archives (``tsattn bench classify``).
+
+Every (dataset, model, seed) is one fit on the TRAIN split and one score on TEST (accuracy for
+UEA/UCR, RMSE for TSER); nothing else ever sees TEST. Models are tsattn estimators, one per attention
+(``tsattn:<attention>``, with their defaults), and peers run in the same process on the same arrays:
+
+* ``minirocket``, ``multirocket``, ``hydra-multirocket``, ``rocket``, ``inceptiontime`` (aeon;
+  classifiers or regressors by the archive's task; InceptionTime needs TensorFlow);
+* ``mvts-transformer``: sktime's ``MVTSTransformerClassifier`` (classification only).
+
+Peers that need equal lengths get the series zero-padded at the end to the longest length in the
+dataset (and to 9 steps at least, MiniRocket's minimum); tsattn models take them unpadded.
+
+Rows are appended to ``results.csv`` as each fit finishes, so an interrupted run loses nothing and the
+next run with the same output folder skips every (dataset, model, seed) already there. Fits run in
+parallel through joblib (processes, or a Dask cluster with ``scheduler``); a fit that fails is recorded
+with its error and the run goes on; ``time_limit`` caps each fit (tsattn models stop training and are
+scored, marked ``time_limited``; peers are stopped and recorded as ``timeout``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import functools
+import json
+import os
+import signal
+import time
+import warnings
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from tsattn.benchmarks import BenchmarkInterrupted
+from tsattn.training import Callback
+
+__all__ = [
+    "PEERS",
+    "SUITES",
+    "ClassifyBenchmark",
+    "resolve_datasets",
+    "resolve_models",
+    "run_classify_benchmark",
+    "TimeLimit",
+]
+
+SUITES = ("uea", "ucr", "tser")
+
+#: Peer name -> (module, classifier class, regressor class or None, extra that provides it).
+PEERS: dict[str, tuple[str, str, str | None, str]] = {
+    "minirocket": ("aeon.{task}.convolution_based", "MiniRocketClassifier", "MiniRocketRegressor", "aeon"),
+    "multirocket": ("aeon.{task}.convolution_based", "MultiRocketClassifier", "MultiRocketRegressor", "aeon"),
+    "hydra-multirocket": ("aeon.{task}.convolution_based", "MultiRocketHydraClassifier", "MultiRocketHydraRegressor", "aeon"),
+    "rocket": ("aeon.{task}.convolution_based", "RocketClassifier", "RocketRegressor", "aeon"),
+    "inceptiontime": ("aeon.{task}.deep_learning", "InceptionTimeClassifier", "InceptionTimeRegressor", "aeon and tensorflow"),
+    "mvts-transformer": ("sktime.classification.deep_learning", "MVTSTransformerClassifier", None, "sktime (tsattn[sktime])"),
+}  # fmt: skip
+
+RESULT_COLUMNS = [
+    "dataset", "archive", "model", "seed", "metric", "score", "status", "error", "fit_s",
+    "predict_s", "n_params", "n_steps", "n_epochs", "time_limited", "n_train", "n_test",
+    "n_channels", "length", "threads",
+]  # fmt: skip
+
+
+@dataclass
+class ClassifyBenchmark:
+    """Settings of one run (written to ``config.json`` beside the results)."""
+
+    datasets: Sequence[str] = ("uea",)
+    attentions: Sequence[str] = ("bn_sh",)
+    peers: Sequence[str] = ("minirocket",)
+    seeds: Sequence[int] = (0,)
+    time_limit: float | None = None
+    n_jobs: int = 1
+    scheduler: str | None = None
+    cached_only: bool = False
+    retry_failed: bool = False
+    params: dict[str, Any] = field(default_factory=dict)
+    device: str = "cpu"
+
+
+class TimeLimit(Callback):
+    """Stop training once ``seconds`` have passed since ``fit`` began (checked after each epoch).
+
+    ``hit`` tells afterwards whether it stopped the fit.
+    """
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = float(seconds)
+        self.hit = False
+        self._t0 = 0.0
+
+    def on_train_begin(self, estimator: Any) -> None:
+        self._t0, self.hit = time.perf_counter(), False
+
+    def on_epoch_end(self, estimator: Any, record: dict) -> bool:
+        self.hit = time.perf_counter() - self._t0 > self.seconds
+        return self.hit
+
+
+# ---------------------------------------------------------------------- names
+def _archive_of() -> dict[str, tuple[str, str]]:
+    """Lower-cased dataset name -> (archive, canonical name) for every catalogued dataset."""
+    from tsattn.datasets.catalogue import archive_names
+
+    return {n.lower(): (a, n) for a in SUITES for n in archive_names(a)}
+
+
+def resolve_datasets(names: Iterable[str], cached_only: bool = False) -> list[tuple[str, str]]:
+    """``(archive, name)`` pairs for suite names (``uea``, ``ucr``, ``tser``) and dataset names.
+
+    ``cached_only`` keeps the datasets whose files are already local (cache or aeon's bundle), for
+    a run that must not download. Unknown names raise a ``ValueError`` listing close matches.
+    """
+    from tsattn.datasets.catalogue import archive_names, list_datasets
+
+    known = _archive_of()
+    out: list[tuple[str, str]] = []
+    for raw in names:
+        key = str(raw).strip().lower()
+        if key in SUITES:
+            out += [(key, n) for n in archive_names(key)]
+        elif key in known:
+            out.append(known[key])
+        else:
+            forecasting = {n.lower() for n in list_datasets("forecasting").get("forecasting", [])}
+            if key in forecasting:
+                raise ValueError(
+                    f"{raw!r} is a forecasting dataset; `tsattn bench classify` takes UEA, UCR or "
+                    f"TSER names. Use `tsattn bench forecast --dataset {raw}`."
+                )
+            close = difflib.get_close_matches(key, list(known) + list(SUITES), n=3, cutoff=0.6)
+            hint = f" Did you mean {', '.join(repr(known[c][1] if c in known else c) for c in close)}?" if close else ""
+            raise ValueError(
+                f"unknown dataset {raw!r}.{hint} Give suite names ({', '.join(SUITES)}) or names "
+                "from `tsattn datasets list`."
+            )
+    seen: set[tuple[str, str]] = set()
+    unique = [d for d in out if not (d in seen or seen.add(d))]
+    return [d for d in unique if _is_local(*d)] if cached_only else unique
+
+
+def _is_local(archive: str, name: str) -> bool:
+    from tsattn.datasets.archives import _aeon_bundled
+    from tsattn.datasets.cache import data_dir
+
+    return all(
+        (data_dir() / archive / f"{name}_{split}.ts").is_file() or _aeon_bundled(name, split)
+        for split in ("TRAIN", "TEST")
+    )
+
+
+def resolve_models(attentions: Iterable[str], peers: Iterable[str]) -> list[str]:
+    """Model names (``tsattn:<attention>`` and peer names), checked; unknown ones raise with close
+    matches. Peers whose package is missing are dropped with a one-line warning."""
+    from tsattn import list_attention
+
+    models = []
+    for a in attentions:
+        if a not in list_attention():
+            close = difflib.get_close_matches(a, list_attention(), n=3)
+            hint = f" Did you mean {', '.join(map(repr, close))}?" if close else ""
+            raise ValueError(f"unknown attention {a!r}.{hint} Valid: {', '.join(list_attention())}.")
+        models.append(f"tsattn:{a}")
+    for p in peers:
+        if p not in PEERS:
+            close = difflib.get_close_matches(p, PEERS, n=3)
+            hint = f" Did you mean {', '.join(map(repr, close))}?" if close else ""
+            raise ValueError(f"unknown peer {p!r}.{hint} Valid: {', '.join(PEERS)}.")
+        missing = _missing_peer_package(p)
+        if missing:
+            warnings.warn(f"peer {p!r} skipped: {missing}", UserWarning, stacklevel=2)
+            continue
+        models.append(p)
+    return models
+
+
+def _missing_peer_package(peer: str) -> str | None:
+    import importlib.util
+
+    module, *_rest, extra = PEERS[peer]
+    needed = [module.split(".")[0]] + (["tensorflow"] if "tensorflow" in extra else [])
+    absent = [m for m in needed if importlib.util.find_spec(m) is None]
+    return f"{', '.join(absent)} not installed (needs {extra})" if absent else None
+
+
+# ---------------------------------------------------------------------- one fit
+@functools.lru_cache(maxsize=4)
+def _load(archive: str, name: str):
+    from tsattn.datasets import load_tser, load_ucr, load_uea
+
+    loader = {"uea": load_uea, "ucr": load_ucr, "tser": load_tser}[archive]
+    X, y = loader(name, split="train")
+    Xt, yt = loader(name, split="test")
+    return X, np.asarray(y), Xt, np.asarray(yt)
+
+
+def _padded(X: Any, length: int) -> np.ndarray:
+    """``(n, C, length)`` float64: each series zero-padded at the end (trailing NaN become 0)."""
+    from tsattn._input import to_series_batch
+
+    batch = to_series_batch(X)
+    values = np.nan_to_num(np.asarray(batch.values, dtype=np.float64))  # (n, N, C), 0 at padding
+    out = np.zeros((values.shape[0], values.shape[2], length))
+    n = min(length, values.shape[1])
+    out[:, :, :n] = values[:, :n].transpose(0, 2, 1)
+    return out
+
+
+@contextlib.contextmanager
+def _alarm(seconds: float | None):
+    """Raise ``TimeoutError`` in this (main) thread after ``seconds``; no limit elsewhere."""
+    import threading
+
+    if not seconds or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def _raise(signum, frame):
+        raise TimeoutError(f"fit exceeded the time limit of {seconds:g} s")
+
+    old = signal.signal(signal.SIGALRM, _raise)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def _build(model: str, task: str, seed: int, config: ClassifyBenchmark, limit: TimeLimit | None):
+    import importlib
+
+    if model.startswith("tsattn:"):
+        from tsattn import TSClassifier, TSRegressor
+
+        cls = TSClassifier if task == "classification" else TSRegressor
+        params = {"device": config.device, **config.params}
+        if limit is not None:
+            params["callbacks"] = [*(params.get("callbacks") or ()), limit]
+        return cls(attention=model.split(":", 1)[1], random_state=seed, **params)
+    module, clf, reg, _extra = PEERS[model]
+    name = clf if task == "classification" else reg
+    if name is None:
+        raise ValueError(f"peer {model!r} has no regressor; it runs on classification datasets only")
+    cls = getattr(importlib.import_module(module.format(task=task)), name)
+    kwargs = {"random_state": seed}
+    if "n_jobs" in cls().get_params():
+        kwargs["n_jobs"] = 1
+    if model == "mvts-transformer":
+        kwargs["verbose"] = False
+    return cls(**kwargs)
+
+
+_WARM: set[tuple[str, str]] = set()
+
+
+def _warm_up(model: str, task: str, seed: int, config: ClassifyBenchmark) -> None:
+    """Fit a peer once on a tiny random problem, so that its one-off set-up in this process (numba
+    compiling the Rocket kernels) is not timed as part of the first real fit."""
+    if model.startswith("tsattn:") or (model, task) in _WARM:
+        return
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(8, 1, 16))
+    y = np.arange(8) % 2 if task == "classification" else rng.normal(size=8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with contextlib.suppress(Exception):
+            _build(model, task, seed, config, None).fit(X, y if task == "regression" else y.astype(str))
+    _WARM.add((model, task))
+
+
+def run_one(archive: str, name: str, model: str, seed: int, config: ClassifyBenchmark,
+            threads: int = 1) -> dict[str, Any]:
+    """Fit ``model`` on the TRAIN split of ``name`` and score it on TEST; returns one result row.
+
+    Never raises for a failed fit: the row's ``status`` is ``"error"`` (with ``error``) or
+    ``"timeout"``. ``KeyboardInterrupt`` propagates.
+    """
+    import torch
+
+    torch.set_num_threads(max(1, threads))
+    task = "regression" if archive == "tser" else "classification"
+    row: dict[str, Any] = dict(dataset=name, archive=archive, model=model, seed=seed,
+                               metric="rmse" if task == "regression" else "accuracy",
+                               status="ok", error="", threads=torch.get_num_threads())  # fmt: skip
+    try:
+        X, y, Xt, yt = _load(archive, name)
+        from tsattn._input import to_series_batch
+
+        train, test = to_series_batch(X), to_series_batch(Xt)
+        row.update(n_train=len(y), n_test=len(yt), n_channels=train.n_channels,
+                   length=int(train.lengths.max()))  # fmt: skip
+        limit = TimeLimit(config.time_limit) if config.time_limit and model.startswith("tsattn:") else None
+        _warm_up(model, task, seed, config)
+        est = _build(model, task, seed, config, limit)
+        if not model.startswith("tsattn:"):
+            length = max(9, train.values.shape[1], test.values.shape[1])
+            X, Xt = _padded(X, length), _padded(Xt, length)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            t0 = time.perf_counter()
+            with _alarm(None if limit is not None else config.time_limit):
+                est.fit(X, y)
+            row["fit_s"] = time.perf_counter() - t0
+            if getattr(est, "interrupted_", False):
+                raise KeyboardInterrupt
+            t0 = time.perf_counter()
+            pred = est.predict(Xt)
+            row["predict_s"] = time.perf_counter() - t0
+        if task == "regression":
+            row["score"] = float(np.sqrt(np.mean((np.asarray(pred, float) - yt.astype(float)) ** 2)))
+        else:
+            row["score"] = float(np.mean(np.asarray(pred).astype(str) == yt.astype(str)))
+        module = getattr(est, "module_", None)
+        if module is not None:
+            row["n_params"] = sum(p.numel() for p in module.parameters() if p.requires_grad)
+            row["n_epochs"] = getattr(est, "n_epochs_", np.nan)
+            row["n_steps"] = getattr(est, "n_steps_", np.nan)
+            row["time_limited"] = bool(limit.hit) if limit is not None else False
+    except TimeoutError as err:
+        row.update(status="timeout", error=str(err))
+    except KeyboardInterrupt:
+        raise
+    except Exception as err:  # a failed fit is a result: record it and go on
+        row.update(status="error", error=f"{type(err).__name__}: {err}"[:500])
+    return row
+
+
+# ---------------------------------------------------------------------- the run
+def _done(path: Path, retry_failed: bool) -> tuple[pd.DataFrame, set[tuple[str, str, int]]]:
+    if not path.is_file() or path.stat().st_size == 0:
+        return pd.DataFrame(columns=RESULT_COLUMNS), set()
+    try:
+        rows = pd.read_csv(path, keep_default_na=False, na_values=[""])
+    except pd.errors.EmptyDataError:
+        return pd.DataFrame(columns=RESULT_COLUMNS), set()
+    if retry_failed:
+        rows = rows[rows.status == "ok"]
+        rows.to_csv(path, index=False)
+    return rows, {(r.dataset, r.model, int(r.seed)) for r in rows.itertuples()}
+
+
+def _append(path: Path, row: dict[str, Any]) -> None:
+    frame = pd.DataFrame([{c: row.get(c, np.nan) for c in RESULT_COLUMNS}])
+    header = not path.is_file() or path.stat().st_size == 0
+    with open(path, "a", encoding="utf-8") as fh:
+        frame.to_csv(fh, header=header, index=False)
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+@contextlib.contextmanager
+def _backend(n_jobs: int, scheduler: str | None):
+    """joblib's backend: processes (loky) or, with ``scheduler``, a Dask cluster ("local" starts a
+    ``LocalCluster`` of ``n_jobs`` single-threaded workers; otherwise a scheduler address)."""
+    import joblib
+
+    if not scheduler:
+        yield n_jobs
+        return
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError as err:
+        raise ImportError("scheduler needs Dask: pip install 'tsattn[dask]'") from err
+    cluster = LocalCluster(n_workers=n_jobs, threads_per_worker=1, processes=True) if scheduler == "local" else None
+    try:
+        client = Client(cluster if cluster is not None else scheduler, timeout="10s")
+    except OSError as err:
+        raise ValueError(f"cannot reach the Dask scheduler {scheduler!r}: {err}") from err
+    try:
+        with joblib.parallel_config(backend="dask"):
+            yield max(1, len(client.scheduler_info()["workers"]))
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def run_classify_benchmark(config: ClassifyBenchmark, out: str | Path, progress: bool = True,
+                           log=print, command: str | None = None) -> pd.DataFrame:
+    """Run every missing (dataset, model, seed) of ``config`` and write the results into ``out``:
+    ``results.csv`` (one row per fit, appended as each finishes), ``config.json``, ``results.md``
+    and the plots of :mod:`tsattn.benchmarks.classify_report`. Returns all rows of ``results.csv``.
+
+    ``command`` (the command line, for the report) and the wall time of every invocation on this
+    folder are kept in ``config.json``.
+    """
+    from joblib import Parallel, delayed
+
+    from tsattn.benchmarks.classify_report import write_report
+
+    datasets = resolve_datasets(config.datasets, config.cached_only)
+    models = resolve_models(config.attentions, config.peers)
+    if not datasets or not models:
+        raise ValueError("nothing to run: no datasets or no models left after checking the names")
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    probe = out / ".write_test"
+    probe.write_text("")
+    probe.unlink()
+    path = out / "results.csv"
+    _, done = _done(path, config.retry_failed)
+    todo = [(a, n, m, s) for a, n in datasets for m in models for s in config.seeds
+            if (n, m, int(s)) not in done]  # fmt: skip
+    previous = json.loads((out / "config.json").read_text()) if (out / "config.json").is_file() else {}
+    record = {**asdict(config), "datasets_resolved": [n for _, n in datasets], "models": models,
+              "command": command or previous.get("command"),
+              "invocations": previous.get("invocations", [])}  # fmt: skip
+
+    def save_config(seconds: float | None = None) -> None:
+        if seconds is not None:
+            record["invocations"].append({"fits": len(todo), "wall_seconds": round(seconds, 1)})
+        (out / "config.json").write_text(json.dumps(record, indent=2, default=repr), encoding="utf-8")
+
+    save_config()
+    log(f"{len(datasets)} datasets x {len(models)} models x {len(config.seeds)} seeds: "
+        f"{len(todo)} fits to run, {len(done)} already in {path}")  # fmt: skip
+    t0 = time.perf_counter()
+    bar = None
+    if progress and todo:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(todo), desc="bench classify", unit="fit")
+    try:
+        with _backend(config.n_jobs, config.scheduler) as n_workers:
+            threads = max(1, (os.cpu_count() or 1) // max(1, n_workers)) if not config.scheduler else 1
+            jobs = (delayed(run_one)(a, n, m, s, config, threads) for a, n, m, s in todo)
+            runner = Parallel(n_jobs=n_workers, return_as="generator_unordered")
+            for row in runner(jobs) if todo else ():
+                _append(path, row)
+                if bar is not None:
+                    bar.update(1)
+                    bar.set_postfix_str(f"{row['dataset']} {row['model']} {row.get('score', row['status'])}")
+    except KeyboardInterrupt:
+        save_config(time.perf_counter() - t0)
+        rows = _done(path, False)[0]
+        raise BenchmarkInterrupted(rows, f"interrupted; {len(rows)} finished fits are in {path}") from None
+    finally:
+        if bar is not None:
+            bar.close()
+    save_config(time.perf_counter() - t0)
+    rows = _done(path, False)[0]
+    write_report(rows, out)
+    return rows
