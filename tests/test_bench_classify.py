@@ -114,3 +114,25 @@ def test_regression_rows_report_rmse(tmp_path, shared_datasets, monkeypatch):
     monkeypatch.setenv("TSATTN_DATA_DIR", str(shared_datasets))
     row = run_one("tser", "Covid3Month", "tsattn:softmax", 0, ClassifyBenchmark(params=TINY))
     assert row["status"] == "ok" and row["metric"] == "rmse" and np.isfinite(row["score"])
+
+
+def test_cv_mode_never_reads_test_and_labels_configurations(tmp_path, monkeypatch):
+    import tsattn.benchmarks.classify as bench
+
+    real = bench._load
+
+    def train_only(archive, name):
+        X, y, _, _ = real(archive, name)
+        return X, y, None, None  # TEST withheld: any use of it fails
+
+    monkeypatch.setattr(bench, "_load", train_only)
+    config = ClassifyBenchmark(datasets=["BasicMotions"], attentions=["softmax"], peers=["minirocket"],
+                               params=TINY, cv=2, label="tiny")  # fmt: skip
+    rows = run_classify_benchmark(config, tmp_path, progress=False, log=lambda *a: None)
+    assert set(rows.status) == {"ok"}, rows.error.tolist()
+    assert sorted(rows.fold) == [0, 0, 1, 1] and set(rows.model) == {"tsattn:softmax[tiny]", "minirocket"}
+    assert set(rows.n_test) == {20} and set(rows.n_train) == {20}  # 40 TRAIN series in two folds
+    tiny = rows[rows.model == "tsattn:softmax[tiny]"]
+    assert (tiny.log_loss > 0).all()
+    report = (tmp_path / "results.md").read_text()
+    assert "Cross-validation on TRAIN" in report and "published" not in report

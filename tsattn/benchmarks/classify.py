@@ -11,6 +11,12 @@ UEA/UCR, RMSE for TSER); nothing else ever sees TEST. Models are tsattn estimato
 Peers that need equal lengths get the series zero-padded at the end to the longest length in the
 dataset (and to 9 steps at least, MiniRocket's minimum); tsattn models take them unpadded.
 
+With ``cv=k`` nothing reads TEST: each fit is one fold of a stratified ``k``-fold split of TRAIN
+(fixed by the dataset, not the seed), scored on the held-out fold, with its log-loss for classifiers.
+This is how defaults are chosen: across many training sets, never on TEST. ``label`` names the
+tsattn configuration (``tsattn:<attention>[label]``), so several settings of one attention share a
+results file and a report.
+
 Rows are appended to ``results.csv`` as each fit finishes, so an interrupted run loses nothing and the
 next run with the same output folder skips every (dataset, model, seed) already there. Fits run in
 parallel through joblib (processes, or a Dask cluster with ``scheduler``); a fit that fails is recorded
@@ -62,7 +68,7 @@ PEERS: dict[str, tuple[str, str, str | None, str]] = {
 }  # fmt: skip
 
 RESULT_COLUMNS = [
-    "dataset", "archive", "model", "seed", "metric", "score", "status", "error", "fit_s",
+    "dataset", "archive", "model", "seed", "fold", "metric", "score", "log_loss", "status", "error", "fit_s",
     "predict_s", "n_params", "n_steps", "n_epochs", "time_limited", "n_train", "n_test",
     "n_channels", "length", "threads",
 ]  # fmt: skip
@@ -83,6 +89,12 @@ class ClassifyBenchmark:
     retry_failed: bool = False
     params: dict[str, Any] = field(default_factory=dict)
     device: str = "cpu"
+    cv: int | None = None
+    label: str | None = None
+
+    def folds(self) -> list[int]:
+        """``[-1]`` (TRAIN -> TEST) or the fold indices ``0 .. cv-1``."""
+        return list(range(self.cv)) if self.cv else [-1]
 
 
 class TimeLimit(Callback):
@@ -156,9 +168,10 @@ def _is_local(archive: str, name: str) -> bool:
     )
 
 
-def resolve_models(attentions: Iterable[str], peers: Iterable[str]) -> list[str]:
-    """Model names (``tsattn:<attention>`` and peer names), checked; unknown ones raise with close
-    matches. Peers whose package is missing are dropped with a one-line warning."""
+def resolve_models(attentions: Iterable[str], peers: Iterable[str], label: str | None = None) -> list[str]:
+    """Model names (``tsattn:<attention>``, ``tsattn:<attention>[label]`` and peer names), checked;
+    unknown ones raise with close matches. Peers whose package is missing are dropped with a
+    one-line warning."""
     from tsattn import list_attention
 
     models = []
@@ -167,7 +180,7 @@ def resolve_models(attentions: Iterable[str], peers: Iterable[str]) -> list[str]
             close = difflib.get_close_matches(a, list_attention(), n=3)
             hint = f" Did you mean {', '.join(map(repr, close))}?" if close else ""
             raise ValueError(f"unknown attention {a!r}.{hint} Valid: {', '.join(list_attention())}.")
-        models.append(f"tsattn:{a}")
+        models.append(f"tsattn:{a}" + (f"[{label}]" if label else ""))
     for p in peers:
         if p not in PEERS:
             close = difflib.get_close_matches(p, PEERS, n=3)
@@ -244,7 +257,7 @@ def _build(model: str, task: str, seed: int, config: ClassifyBenchmark, limit: T
         params = {"device": config.device, **config.params}
         if limit is not None:
             params["callbacks"] = [*(params.get("callbacks") or ()), limit]
-        return cls(attention=model.split(":", 1)[1], random_state=seed, **params)
+        return cls(attention=model.split(":", 1)[1].split("[")[0], random_state=seed, **params)
     module, clf, reg, _extra = PEERS[model]
     name = clf if task == "classification" else reg
     if name is None:
@@ -276,9 +289,26 @@ def _warm_up(model: str, task: str, seed: int, config: ClassifyBenchmark) -> Non
     _WARM.add((model, task))
 
 
+def _cv_split(X: Any, y: np.ndarray, k: int, fold: int, classification: bool):
+    """Fold ``fold`` of a ``k``-fold split of TRAIN (stratified for classification; shuffled with a
+    fixed seed so every model and seed sees the same folds): ``(X_fit, y_fit, X_held, y_held)``."""
+    from sklearn.model_selection import KFold, StratifiedKFold
+
+    splitter = StratifiedKFold if classification else KFold
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # classes smaller than k: sklearn warns and still splits
+        fit, held = list(splitter(k, shuffle=True, random_state=0).split(np.zeros(len(y)), y))[fold]
+
+    def take(idx):
+        return X[idx] if isinstance(X, np.ndarray) else [X[i] for i in idx]
+
+    return take(fit), y[fit], take(held), y[held]
+
+
 def run_one(archive: str, name: str, model: str, seed: int, config: ClassifyBenchmark,
-            threads: int = 1) -> dict[str, Any]:
-    """Fit ``model`` on the TRAIN split of ``name`` and score it on TEST; returns one result row.
+            threads: int = 1, fold: int = -1) -> dict[str, Any]:
+    """Fit ``model`` on the TRAIN split of ``name`` and score it on TEST (``fold=-1``), or on fold
+    ``fold`` of ``config.cv``-fold cross-validation inside TRAIN; returns one result row.
 
     Never raises for a failed fit: the row's ``status`` is ``"error"`` (with ``error``) or
     ``"timeout"``. ``KeyboardInterrupt`` propagates.
@@ -287,11 +317,13 @@ def run_one(archive: str, name: str, model: str, seed: int, config: ClassifyBenc
 
     torch.set_num_threads(max(1, threads))
     task = "regression" if archive == "tser" else "classification"
-    row: dict[str, Any] = dict(dataset=name, archive=archive, model=model, seed=seed,
+    row: dict[str, Any] = dict(dataset=name, archive=archive, model=model, seed=seed, fold=fold,
                                metric="rmse" if task == "regression" else "accuracy",
                                status="ok", error="", threads=torch.get_num_threads())  # fmt: skip
     try:
         X, y, Xt, yt = _load(archive, name)
+        if fold >= 0:
+            X, y, Xt, yt = _cv_split(X, y, config.cv, fold, task == "classification")
         from tsattn._input import to_series_batch
 
         train, test = to_series_batch(X), to_series_batch(Xt)
@@ -318,6 +350,8 @@ def run_one(archive: str, name: str, model: str, seed: int, config: ClassifyBenc
             row["score"] = float(np.sqrt(np.mean((np.asarray(pred, float) - yt.astype(float)) ** 2)))
         else:
             row["score"] = float(np.mean(np.asarray(pred).astype(str) == yt.astype(str)))
+            if fold >= 0 and hasattr(est, "predict_proba"):
+                row["log_loss"] = _log_loss(est, Xt, yt)
         module = getattr(est, "module_", None)
         if module is not None:
             row["n_params"] = sum(p.numel() for p in module.parameters() if p.requires_grad)
@@ -333,6 +367,15 @@ def run_one(archive: str, name: str, model: str, seed: int, config: ClassifyBenc
     return row
 
 
+def _log_loss(est: Any, X: Any, y: np.ndarray) -> float:
+    """Mean negative log-probability of the true class (1e-6 for classes unseen in fit)."""
+    proba = np.asarray(est.predict_proba(X), dtype=np.float64)
+    classes = np.asarray(est.classes_).astype(str)
+    col = {c: i for i, c in enumerate(classes)}
+    p = np.array([proba[i, col[c]] if c in col else 1e-6 for i, c in enumerate(y.astype(str))])
+    return float(-np.mean(np.log(np.clip(p, 1e-6, 1.0))))
+
+
 # ---------------------------------------------------------------------- the run
 def _done(path: Path, retry_failed: bool) -> tuple[pd.DataFrame, set[tuple[str, str, int]]]:
     if not path.is_file() or path.stat().st_size == 0:
@@ -344,7 +387,7 @@ def _done(path: Path, retry_failed: bool) -> tuple[pd.DataFrame, set[tuple[str, 
     if retry_failed:
         rows = rows[rows.status == "ok"]
         rows.to_csv(path, index=False)
-    return rows, {(r.dataset, r.model, int(r.seed)) for r in rows.itertuples()}
+    return rows, {(r.dataset, r.model, int(r.seed), int(r.fold)) for r in rows.itertuples()}
 
 
 def _append(path: Path, row: dict[str, Any]) -> None:
@@ -397,7 +440,7 @@ def run_classify_benchmark(config: ClassifyBenchmark, out: str | Path, progress:
     from tsattn.benchmarks.classify_report import write_report
 
     datasets = resolve_datasets(config.datasets, config.cached_only)
-    models = resolve_models(config.attentions, config.peers)
+    models = resolve_models(config.attentions, config.peers, config.label)
     if not datasets or not models:
         raise ValueError("nothing to run: no datasets or no models left after checking the names")
     out = Path(out)
@@ -407,8 +450,8 @@ def run_classify_benchmark(config: ClassifyBenchmark, out: str | Path, progress:
     probe.unlink()
     path = out / "results.csv"
     _, done = _done(path, config.retry_failed)
-    todo = [(a, n, m, s) for a, n in datasets for m in models for s in config.seeds
-            if (n, m, int(s)) not in done]  # fmt: skip
+    todo = [(a, n, m, s, f) for a, n in datasets for m in models for s in config.seeds
+            for f in config.folds() if (n, m, int(s), f) not in done]  # fmt: skip
     previous = json.loads((out / "config.json").read_text()) if (out / "config.json").is_file() else {}
     record = {**asdict(config), "datasets_resolved": [n for _, n in datasets], "models": models,
               "command": command or previous.get("command"),
@@ -420,7 +463,8 @@ def run_classify_benchmark(config: ClassifyBenchmark, out: str | Path, progress:
         (out / "config.json").write_text(json.dumps(record, indent=2, default=repr), encoding="utf-8")
 
     save_config()
-    log(f"{len(datasets)} datasets x {len(models)} models x {len(config.seeds)} seeds: "
+    log(f"{len(datasets)} datasets x {len(models)} models x {len(config.seeds)} seeds"
+        + (f" x {config.cv} folds of TRAIN" if config.cv else "") + ": "
         f"{len(todo)} fits to run, {len(done)} already in {path}")  # fmt: skip
     t0 = time.perf_counter()
     bar = None
@@ -431,7 +475,7 @@ def run_classify_benchmark(config: ClassifyBenchmark, out: str | Path, progress:
     try:
         with _backend(config.n_jobs, config.scheduler) as n_workers:
             threads = max(1, (os.cpu_count() or 1) // max(1, n_workers)) if not config.scheduler else 1
-            jobs = (delayed(run_one)(a, n, m, s, config, threads) for a, n, m, s in todo)
+            jobs = (delayed(run_one)(a, n, m, s, config, threads, f) for a, n, m, s, f in todo)
             runner = Parallel(n_jobs=n_workers, return_as="generator_unordered")
             for row in runner(jobs) if todo else ():
                 _append(path, row)

@@ -55,9 +55,14 @@ def summarise(rows: pd.DataFrame) -> pd.DataFrame:
     the number of successful seeds, mean fit seconds, and the failures."""
     ok = rows[rows.status == "ok"].copy()
     ok["value"] = np.where(ok.metric == "accuracy", 100 * ok.score.astype(float), ok.score.astype(float))
-    grouped = ok.groupby(["archive", "dataset", "model", "metric"], sort=False)
+    if "log_loss" not in ok:
+        ok["log_loss"] = np.nan
+    # CV rows: a seed's score is the mean over its folds; the spread is over seeds
+    per_seed = ok.groupby(["archive", "dataset", "model", "metric", "seed"], sort=False).agg(
+        value=("value", "mean"), log_loss=("log_loss", "mean"), fit_s=("fit_s", "mean")).reset_index()
+    grouped = per_seed.groupby(["archive", "dataset", "model", "metric"], sort=False)
     table = grouped.agg(mean=("value", "mean"), std=("value", "std"), n=("value", "size"),
-                        fit_s=("fit_s", "mean")).reset_index()  # fmt: skip
+                        log_loss=("log_loss", "mean"), fit_s=("fit_s", "mean")).reset_index()  # fmt: skip
     failed = rows[rows.status != "ok"].groupby(["dataset", "model"]).size().rename("failed")
     return table.merge(failed.reset_index(), on=["dataset", "model"], how="left").fillna({"failed": 0})
 
@@ -82,10 +87,11 @@ def _fmt(mean: float, std: float, n: int) -> str:
     return f"{mean:.2f}{spread}"
 
 
-def _archive_section(archive: str, part: pd.DataFrame, models: list[str]) -> list[str]:
+def _archive_section(archive: str, part: pd.DataFrame, models: list[str], cv: bool) -> list[str]:
     metric = part.metric.iloc[0]
-    unit = "% test accuracy" if metric == "accuracy" else "test RMSE"
-    papers = [m for m in models if any(published(d, archive, m) for d in part.dataset.unique())]
+    where = "cross-validated accuracy on TRAIN" if cv else "test accuracy"
+    unit = f"% {where}" if metric == "accuracy" else ("CV RMSE on TRAIN" if cv else "test RMSE")
+    papers = [] if cv else [m for m in models if any(published(d, archive, m) for d in part.dataset.unique())]
     header = ["dataset", *models, *[f"published {m}" for m in papers], *[f"Δ {m}" for m in papers]]
     lines = [f"## {archive.upper()} ({unit}, mean ± std over seeds)", "",
              "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]  # fmt: skip
@@ -115,12 +121,14 @@ def _summary_section(table: pd.DataFrame) -> list[str]:
     ranks = _ranks(table)
     lines = ["## Summary", "",
              "Mean over the datasets where every model has a result; wins/ties/losses count datasets "
-             "where the model's mean is above/equal to/below MiniRocket's.", "",
-             "| archive | model | datasets | mean | mean rank | vs MiniRocket (W/T/L) | mean fit s |",
-             "|---|---|---|---|---|---|---|"]  # fmt: skip
+             "where the model's mean is above/equal to/below MiniRocket's; log-loss on held-out "
+             "folds (CV runs only).", "",
+             "| archive | model | datasets | mean | mean rank | vs MiniRocket (W/T/L) | log-loss | mean fit s |",
+             "|---|---|---|---|---|---|---|---|"]  # fmt: skip
     for archive, part in table.groupby("archive"):
         wide = part.pivot(index="dataset", columns="model", values="mean").dropna()
         fit = part.pivot(index="dataset", columns="model", values="fit_s").reindex(wide.index)
+        loss = part.pivot(index="dataset", columns="model", values="log_loss").reindex(wide.index)
         higher = part.metric.iloc[0] == "accuracy"
         for model in wide.columns:
             wtl = "-"
@@ -128,8 +136,10 @@ def _summary_section(table: pd.DataFrame) -> list[str]:
                 diff = (wide[model] - wide["minirocket"]).round(6) * (1 if higher else -1)
                 wtl = f"{(diff > 0).sum()}/{(diff == 0).sum()}/{(diff < 0).sum()}"
             rank = ranks[(ranks.archive == archive) & (ranks.model == model)].mean_rank
+            ll = loss[model].mean()
             lines.append(f"| {archive} | {model} | {len(wide)} | {wide[model].mean():.2f} | "
-                         f"{rank.iloc[0]:.2f} | {wtl} | {fit[model].mean():.1f} |")  # fmt: skip
+                         f"{rank.iloc[0]:.2f} | {wtl} | {'-' if np.isnan(ll) else f'{ll:.3f}'} | "
+                         f"{fit[model].mean():.1f} |")  # fmt: skip
     return lines + [""]
 
 
@@ -188,8 +198,11 @@ def write_report(rows: pd.DataFrame, out: str | Path) -> str:
     models = list(dict.fromkeys(config.get("models") or sorted(table.model.unique())))
     failures = rows[rows.status != "ok"]
     wall = [i["wall_seconds"] for i in config.get("invocations", [])]
+    cv = bool(config.get("cv")) or bool((rows.get("fold", pd.Series([-1])) >= 0).any())
+    title = (f"Cross-validation on TRAIN ({config.get('cv')} folds; TEST never read)" if cv
+             else "Classification / regression benchmark (TRAIN fit, one TEST score per fit)")
     lines = [
-        "# Classification / regression benchmark (TRAIN fit, one TEST score per fit)", "",
+        f"# {title}", "",
         f"Written {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC on {platform.node() or 'this machine'} "
         f"({os.cpu_count()} CPUs, torch threads per fit: {', '.join(map(str, sorted(rows.threads.dropna().unique())))}). "
         f"{len(rows)} fits ({len(failures)} failed or timed out); fit time summed over fits "
@@ -202,7 +215,7 @@ def write_report(rows: pd.DataFrame, out: str | Path) -> str:
     lines += _summary_section(table)
     for archive, part in table.groupby("archive"):
         present = [m for m in models if m in set(part.model)]
-        lines += _archive_section(archive, part, present)
+        lines += _archive_section(archive, part, present, cv)
     if len(failures):
         lines += ["## Failed fits", "", "| dataset | model | seed | status | error |", "|---|---|---|---|---|"]
         for r in failures.itertuples():

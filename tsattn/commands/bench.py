@@ -177,6 +177,10 @@ def _register_classify(sub: argparse._SubParsersAction) -> None:
                    help="rerun fits recorded as failed or timed out")
     p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                    help="extra tsattn estimator parameter, VALUE as JSON (repeatable)")
+    p.add_argument("--cv", type=int, default=None, metavar="K",
+                   help="score on K folds of TRAIN instead of TEST (for choosing defaults)")
+    p.add_argument("--label", default=None,
+                   help="name of this tsattn configuration in the results (tsattn:<attention>[LABEL])")
     p.add_argument("--device", default="cpu")
     p.add_argument("--out", type=Path, default=Path("results/classify"))
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
@@ -193,7 +197,7 @@ def _classify(args: argparse.Namespace) -> int:
         datasets=args.datasets, attentions=args.attentions, peers=args.peers, seeds=args.seeds,
         time_limit=args.time_limit, n_jobs=args.n_jobs, scheduler=args.scheduler,
         cached_only=args.cached_only, retry_failed=args.retry_failed,
-        params=_parse_params(args.param), device=args.device,
+        params=_parse_params(args.param), device=args.device, cv=args.cv, label=args.label,
     )  # fmt: skip
     try:
         command = "tsattn " + " ".join(shlex.quote(a) for a in args.argv)
