@@ -1,7 +1,7 @@
 """Cost of the CPU dropout mask: one random byte per value drawn per byte vs eight per 64-bit draw.
 
 Usage: ``python3 scripts/bench_dropout_mask.py --threads 2 --out docs/results/dropout_mask``. Times
-``torch.randint(0, 256, dtype=uint8)`` (the mask before commit 642ef26), :func:`tsattn.nn.dropout.random_bytes`
+``torch.randint(0, 256, dtype=uint8)`` (the mask before commit 642ef26), :func:`tsattn.layers.dropout.random_bytes`
 (after) and ``torch.bernoulli`` (``F.dropout``'s path) for the largest mask of the UEA-sized encoder,
 ``(32, 315, 256)``, and writes ``summary.json`` with the median milliseconds of each.
 """
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import torch
 
-from tsattn.nn.dropout import random_bytes
+from tsattn.layers.dropout import random_bytes
 
 
 def _median_ms(fn, repeats: int) -> float:

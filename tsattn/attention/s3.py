@@ -50,8 +50,7 @@ from torch import nn
 from tsattn.attention.base import MultiHeadProjections, check_positive_int
 from tsattn.attention.functional import sdpa
 from tsattn.attention.registry import register_attention
-from tsattn.nn.dropout import Dropout
-from tsattn.nn.norm import MaskedBatchNorm1d
+from tsattn.layers import Dropout, MaskedBatchNorm1d
 
 
 class Smoother(nn.Module):

@@ -1,6 +1,7 @@
 """Network building blocks shared by every estimator."""
 
-from tsattn.nn.encoder import EncoderLayer, MaskedBatchNorm1d, TransformerEncoder
+from tsattn.layers import MaskedBatchNorm1d
+from tsattn.nn.encoder import EncoderLayer, TransformerEncoder
 from tsattn.nn.heads import FlattenHead, PoolingHead
 from tsattn.nn.network import TSTransformer
 

@@ -7,16 +7,13 @@ is any registered variant.
 
 from __future__ import annotations
 
-import math
-
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-from tsattn.nn.dropout import Dropout
-from tsattn.nn.norm import MaskedBatchNorm1d
+from tsattn.layers import Dropout, MaskedBatchNorm1d
 
-__all__ = ["MaskedBatchNorm1d", "EncoderLayer", "TransformerEncoder", "SinusoidalPositionalEncoding"]
+__all__ = ["EncoderLayer", "TransformerEncoder"]
 
 
 class EncoderLayer(nn.Module):
@@ -68,23 +65,3 @@ class TransformerEncoder(nn.Module):
         for layer in self.layers:
             x = layer(x, mask)
         return x
-
-
-class SinusoidalPositionalEncoding(nn.Module):
-    """Fixed sine/cosine positions (Vaswani et al.), any length, added to ``(B, N, d_model)``."""
-
-    def __init__(self, d_model: int, dropout: float) -> None:
-        super().__init__()
-        self.d_model = d_model
-        self.dropout = Dropout(dropout)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        n, d = x.shape[1], self.d_model
-        pos = torch.arange(n, device=x.device, dtype=x.dtype)[:, None]
-        div = torch.exp(
-            torch.arange(0, d, 2, device=x.device, dtype=x.dtype) * (-math.log(10000.0) / d)
-        )
-        pe = torch.zeros(n, d, device=x.device, dtype=x.dtype)
-        pe[:, 0::2] = torch.sin(pos * div)
-        pe[:, 1::2] = torch.cos(pos * div[: d // 2])
-        return self.dropout(x + pe)

@@ -15,8 +15,8 @@ import torch
 from torch import nn
 
 from tsattn.attention import attention_hyperparameters, build_attention
-from tsattn.nn.dropout import Dropout
-from tsattn.nn.encoder import EncoderLayer, SinusoidalPositionalEncoding, TransformerEncoder
+from tsattn.layers import Dropout, SinusoidalPositionalEncoding
+from tsattn.nn.encoder import EncoderLayer, TransformerEncoder
 
 __all__ = [
     "FORECAST_HEADS",

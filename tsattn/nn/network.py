@@ -9,7 +9,8 @@ import torch
 from torch import nn
 
 from tsattn.attention import build_attention
-from tsattn.nn.encoder import EncoderLayer, SinusoidalPositionalEncoding, TransformerEncoder
+from tsattn.layers import SinusoidalPositionalEncoding
+from tsattn.nn.encoder import EncoderLayer, TransformerEncoder
 from tsattn.nn.heads import FlattenHead, PoolingHead
 
 __all__ = ["TSTransformer", "HEADS"]

@@ -2,11 +2,11 @@
 
 On the CPU, ``F.dropout`` spends most of its time in ``bernoulli_`` (float random numbers); the mask
 here is one random byte per value, compared with a threshold. The bytes come from 64-bit random
-integers, eight bytes per draw of the generator: ``torch.randint(0, 256, dtype=uint8)`` draws once
-per byte and is 5.3x slower (6.6 ms vs 1.2 ms for the ``(32, 315, 256)`` mask of the UEA-sized
-encoder at two threads; ``scripts/bench_dropout_mask.py``, ``docs/results/dropout_mask/``). The
-keep probability is quantised to ``k / 256`` (``p=0.2`` keeps 205/256 = 0.8008) and kept values are
-scaled by exactly ``256 / k``, so the layer stays unbiased. Other devices use ``F.dropout``.
+integers, eight bytes per draw of the generator, because ``torch.randint(0, 256, dtype=uint8)``
+draws once per byte and is several times slower (``tsattn bench dropout-mask``,
+``docs/results/dropout_mask/``). The keep probability is quantised to ``k / 256`` (``p=0.2`` keeps
+205/256) and kept values are scaled by exactly ``256 / k``, so the layer stays unbiased. Other
+devices use ``F.dropout``.
 """
 
 from __future__ import annotations
