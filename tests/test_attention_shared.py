@@ -126,3 +126,31 @@ def test_softmax_family_goes_through_sdpa(name, monkeypatch):
     x, mask = _inputs()
     module(x.float(), mask)
     assert calls, f"{name} did not call scaled_dot_product_attention"
+
+
+# ----------------------------------------------------------------------------- declarations
+def test_every_variant_declares_its_constructor_hyperparameters():
+    """The declaration is the one source: the constructor's keywords and defaults follow it."""
+    import inspect
+
+    from tsattn.attention import get_attention_class
+
+    for name in list_attention():
+        cls = get_attention_class(name)
+        sig = inspect.signature(cls.__init__)
+        keywords = {
+            p.name: p.default for p in sig.parameters.values()
+            if p.kind is p.KEYWORD_ONLY and p.name != "dropout"
+        }  # fmt: skip
+        declared = {hp.name: hp.default for hp in cls.hyperparameters}
+        assert keywords == declared, name
+        assert cls.summary, f"{name} has no summary for the README table"
+
+
+def test_declarations_of_one_name_agree_on_what_is_allowed():
+    from tsattn.attention import hyperparameter_declarations
+
+    for name, declarations in hyperparameter_declarations().items():
+        assert len({(hp.type, hp.constraint) for hp in declarations}) == 1, name
+    beta = hyperparameter_declarations()["beta"]
+    assert len(beta) == 1, "beta is declared once (batch_norm.py) and shared by every BN variant"

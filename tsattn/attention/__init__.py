@@ -19,16 +19,28 @@ from tsattn.attention import (  # noqa: F401 - importing a variant file register
     softmax,
     sparse,
 )
+from tsattn.attention.hyperparameters import Choice, FloatRange, HyperParameter
 from tsattn.attention.registry import (
+    AttentionSpec,
     all_hyperparameters,
     attention_hyperparameters,
     build_attention,
     get_attention_class,
+    hyperparameter_declarations,
     list_attention,
     register_attention,
+    resolve_attention,
+    variants_table,
 )
 
 __all__ = [
+    "AttentionSpec",
+    "Choice",
+    "FloatRange",
+    "HyperParameter",
+    "hyperparameter_declarations",
+    "resolve_attention",
+    "variants_table",
     "functional",
     "build_attention",
     "list_attention",

@@ -29,6 +29,8 @@ class LinearAttention(SoftmaxAttention):
     dropout : accepted for a uniform signature; unused (no attention matrix is formed).
     """
 
+    summary = "linear attention, feature map elu + 1, O(N) (001 Sec. 2.2.1, Katharopoulos 2020)"
+
     def kernel(self, q, k, v, mask):  # noqa: D102
         return linear_attention(q, k, v, mask)
 
@@ -41,6 +43,8 @@ class LinearBatchNormAttention(BatchNormAttention):
     ----------
     beta, bn_standardize, learn_beta : as in ``bn`` (``beta=0`` gives ``linear``).
     """
+
+    summary = "linear Attention-BN: phi(q - beta*mu) . phi(k - beta*mu) (001 end of Sec. 2.3)"
 
     def kernel(self, q, k, v, mask):  # noqa: D102
         return linear_bn_attention(q, k, v, self.beta, mask, self.bn_standardize)
@@ -55,6 +59,8 @@ class LinearScaledHeadAttention(ScaledHeadAttention):
     scales : as in ``sh``.
     """
 
+    summary = "linear Attention-SH: the linear kernel on scaled heads (001 Table 5)"
+
     def kernel(self, q, k, v, mask, scale=1):  # noqa: D102
         return linear_attention(q, k, v, mask)
 
@@ -68,6 +74,8 @@ class LinearBatchNormScaledHeadAttention(BatchNormScaledHeadAttention):
     scales : as in ``sh``.
     beta, bn_standardize, learn_beta : as in ``bn``.
     """
+
+    summary = "linear Attention-BN+SH (001 Table 5)"
 
     def kernel(self, q, k, v, mask, scale=1):  # noqa: D102
         return linear_bn_attention(q, k, v, self.beta, mask, self.bn_standardize)

@@ -19,14 +19,32 @@ from collections.abc import Sequence
 
 import torch
 
-from tsattn.attention.base import MultiHeadProjections, check_scales
+from tsattn.attention.base import MultiHeadProjections, check_scales, scale_presets
 from tsattn.attention.functional import (
     linear_attention,
     pool_time,
     softmax_attention,
     upsample_time,
 )
+from tsattn.attention.hyperparameters import Choice, HyperParameter
 from tsattn.attention.registry import register_attention
+
+QUERY_SCALES = HyperParameter(
+    "scales",
+    default=None,
+    type="tuple of int",
+    doc="Per-head query (output) scales ``s_h``; default ``(1, 1, 2, 2, 4, 4, 8, 8)`` for 8 heads "
+    "(004 Sec. 3.1), ``(1, 2)`` for 2 heads (Sec. 3.2, 4.1).",
+    constraint=(tuple, list),
+    space=Choice(scale_presets),
+)
+KEY_SCALES = HyperParameter(
+    "key_scales",
+    default=None,
+    type="tuple of int",
+    doc="Per-head key/value scales ``s'_h`` of ``mrs``; default equal to ``scales`` (as in 004).",
+    constraint=(tuple, list),
+)
 
 
 @register_attention("mrs")
@@ -35,12 +53,13 @@ class MultiresolutionHeadAttention(MultiHeadProjections):
 
     Parameters
     ----------
-    scales : per-head query (output) scales ``s_h``; default ``(1, 1, 2, 2, 4, 4, 8, 8)`` for 8 heads
-        (004 Sec. 3.1), ``(1, 2)`` for 2 heads (Sec. 3.2, 4.1).
-    key_scales : per-head key/value scales ``s'_h``; default equal to ``scales`` (as in 004).
+    scales, key_scales : see :data:`QUERY_SCALES` and :data:`KEY_SCALES`.
 
     Shapes: ``forward(x (B, N, d_model), mask (B, N) | None) -> (B, N, d_model)``.
     """
+
+    hyperparameters = (QUERY_SCALES, KEY_SCALES)
+    summary = "MrsFormer: per-head query and key scales, upsampled outputs (004 Eq. 16-17)"
 
     def __init__(
         self,
@@ -48,8 +67,8 @@ class MultiresolutionHeadAttention(MultiHeadProjections):
         n_heads: int,
         *,
         dropout: float = 0.0,
-        scales: Sequence[int] | None = None,
-        key_scales: Sequence[int] | None = None,
+        scales: Sequence[int] | None = QUERY_SCALES.default,
+        key_scales: Sequence[int] | None = KEY_SCALES.default,
     ) -> None:
         super().__init__(d_model, n_heads, dropout)
         self.scales = check_scales(scales, n_heads)
@@ -96,6 +115,8 @@ class MultiresolutionHeadLinearAttention(MultiresolutionHeadAttention):
     ----------
     scales, key_scales : as in ``mrs``. ``dropout`` is unused (no attention matrix).
     """
+
+    summary = "MrsFormer with the linear kernel (004 Table 5)"
 
     def kernel(self, q, k, v, mask):  # noqa: D102
         return linear_attention(q, k, v, mask)

@@ -16,9 +16,22 @@ from collections.abc import Sequence
 
 import torch
 
-from tsattn.attention.base import BetaMixin, MultiHeadProjections, check_scales
+from tsattn.attention.base import MultiHeadProjections, check_scales, scale_presets
+from tsattn.attention.batch_norm import BETA, BN_STANDARDIZE, LEARN_BETA, BetaMixin
 from tsattn.attention.functional import bn_attention, pool_time, softmax_attention
+from tsattn.attention.hyperparameters import Choice, HyperParameter
 from tsattn.attention.registry import register_attention
+
+SCALES = HyperParameter(
+    "scales",
+    default=None,
+    type="tuple of int",
+    doc="One pooling factor per head for the keys and values; default four resolutions doubling "
+    "across heads, ``(1, 1, 2, 2, 4, 4, 8, 8)`` for 8 heads (001 J.1) and ``(1, 2)`` for 2 (J.2). "
+    "A length not divisible by a scale keeps a last, shorter window.",
+    constraint=(tuple, list),
+    space=Choice(scale_presets),
+)
 
 
 @register_attention("sh")
@@ -27,12 +40,13 @@ class ScaledHeadAttention(MultiHeadProjections):
 
     Parameters
     ----------
-    scales : one positive integer pooling factor per head; default four resolutions doubling across
-        heads, ``(1, 1, 2, 2, 4, 4, 8, 8)`` for 8 heads (001 J.1) and ``(1, 2)`` for 2 heads (J.2).
-        A length not divisible by a scale keeps a last, shorter window.
+    scales : see :data:`SCALES`.
 
     Shapes: ``forward(x (B, N, d_model), mask (B, N) | None) -> (B, N, d_model)``.
     """
+
+    hyperparameters = (SCALES,)
+    summary = "Attention-SH: head s attends to keys/values pooled by scales[s] (001 Eq. 25, Remark 5)"
 
     def __init__(
         self,
@@ -40,7 +54,7 @@ class ScaledHeadAttention(MultiHeadProjections):
         n_heads: int,
         *,
         dropout: float = 0.0,
-        scales: Sequence[int] | None = None,
+        scales: Sequence[int] | None = SCALES.default,
     ) -> None:
         super().__init__(d_model, n_heads, dropout)
         self.scales = check_scales(scales, n_heads)
@@ -82,16 +96,19 @@ class BatchNormScaledHeadAttention(BetaMixin, ScaledHeadAttention):
     beta, bn_standardize, learn_beta : as in ``bn``.
     """
 
+    hyperparameters = (SCALES, BETA, BN_STANDARDIZE, LEARN_BETA)
+    summary = "Attention-BN+SH: scaled heads, each recentred by its pooled keys' mean (000 Eq. 51)"
+
     def __init__(
         self,
         d_model: int,
         n_heads: int,
         *,
         dropout: float = 0.0,
-        scales: Sequence[int] | None = None,
-        beta: float = 0.6,
-        bn_standardize: bool = False,
-        learn_beta: bool = False,
+        scales: Sequence[int] | None = SCALES.default,
+        beta: float = BETA.default,
+        bn_standardize: bool = BN_STANDARDIZE.default,
+        learn_beta: bool = LEARN_BETA.default,
     ) -> None:
         super().__init__(d_model, n_heads, dropout=dropout, scales=scales)
         self._init_beta(beta, learn_beta, bn_standardize)

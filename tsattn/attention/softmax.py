@@ -21,6 +21,8 @@ class SoftmaxAttention(MultiHeadProjections):
     Shapes: ``forward(x (B, N, d_model), mask (B, N) bool | None) -> (B, N, d_model)``.
     """
 
+    summary = "multi-head scaled dot-product attention, the baseline (001 Eq. 1-3)"
+
     def __init__(self, d_model: int, n_heads: int, *, dropout: float = 0.0) -> None:
         super().__init__(d_model, n_heads, dropout)
 

@@ -22,7 +22,7 @@ from tsattn.attention.registry import (
     attention_hyperparameters,
     check_model_size,
     get_attention_class,
-    resolve_hyperparameters,
+    resolve_attention,
 )
 from tsattn.nn.network import HEADS, TSTransformer
 from tsattn.training import (
@@ -270,7 +270,8 @@ class BaseTSEstimator(BaseEstimator):
                     f"callbacks must be tsattn.training.Callback instances, got {type(cb).__name__}."
                 )
         hyper = {name: getattr(self, name) for name in ATTENTION_PARAMS}
-        attention_params = resolve_hyperparameters(self.attention, hyper, stacklevel=4)
+        spec = resolve_attention(self.attention, hyper, stacklevel=4)
+        attention_params = {k: spec.params[k] for k, v in hyper.items() if v is not None and k in spec.params}
         # Build one layer now so that invalid hyperparameters fail before any data work.
         with torch.random.fork_rng(devices=[]):
             get_attention_class(self.attention)(
