@@ -9,7 +9,9 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 
+from tsattn.attention.functional import weighted_values
 from tsattn.attention.hyperparameters import HyperParameter
+from tsattn.attention.registry import get_attention_class, list_attention
 
 __all__ = [
     "MultiHeadProjections",
@@ -31,6 +33,10 @@ class MultiHeadProjections(nn.Module):
     hyperparameters: tuple[HyperParameter, ...] = ()
     #: One line for the README's variants table: what the variant is and where it comes from.
     summary: str = ""
+    #: Whether ``forward(x, mask, need_weights=True)`` returns each head's ``N x N`` weights.
+    supports_weights: bool = False
+    #: Why not, when it does not (for the error message).
+    no_weights_reason: str = "it forms no attention matrix"
 
     def __init__(self, d_model: int, n_heads: int, dropout: float = 0.0) -> None:
         super().__init__()
@@ -46,6 +52,19 @@ class MultiHeadProjections(nn.Module):
     @property
     def dropout_p(self) -> float:
         return self.dropout if self.training else 0.0
+
+    def attend(self, weights: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+        """``weights (B, h, Nq, Nk) @ v (B, h, Nk, d)`` with the attention dropout while training."""
+        return weighted_values(weights, v, self.dropout_p)
+
+    def weights_unavailable(self) -> ValueError:
+        """The error for ``need_weights=True`` on a variant without an explicit map."""
+        able = [n for n in list_attention() if get_attention_class(n).supports_weights]
+        return ValueError(
+            f"attention {getattr(self, 'name', type(self).__name__)!r} cannot return attention "
+            f"weights: {self.no_weights_reason}, so there is no N x N map that its output is "
+            f"computed from. Variants with exact maps: {', '.join(able)}."
+        )
 
     def split_heads(self, x: torch.Tensor, n_heads: int | None = None) -> torch.Tensor:
         """``(B, N, h*d)`` -> ``(B, h, N, d)``."""

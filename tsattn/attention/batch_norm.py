@@ -15,7 +15,7 @@ import torch
 from sklearn.utils._param_validation import Interval
 from torch import nn
 
-from tsattn.attention.functional import bn_attention, bn_softmax_queries
+from tsattn.attention.functional import bn_attention, bn_softmax_queries, softmax_weights
 from tsattn.attention.hyperparameters import FloatRange, HyperParameter
 from tsattn.attention.registry import register_attention
 from tsattn.attention.softmax import SoftmaxAttention
@@ -96,3 +96,6 @@ class BatchNormAttention(BetaMixin, SoftmaxAttention):
 
     def kernel(self, q, k, v, mask):  # noqa: D102
         return bn_attention(q, k, v, self.beta, mask, self.bn_standardize, dropout_p=self.dropout_p)
+
+    def kernel_weights(self, q, k, mask):  # noqa: D102
+        return softmax_weights(self.bn_queries(q, k, mask), k, mask)

@@ -19,7 +19,6 @@ import torch.nn.functional as F
 from torch import nn
 
 from tsattn._validation import POSITIVE_INT
-from tsattn.attention.functional import softmax_attention
 from tsattn.attention.hyperparameters import Choice, HyperParameter
 from tsattn.attention.registry import register_attention
 from tsattn.attention.softmax import SoftmaxAttention
@@ -70,8 +69,7 @@ class Conv1dAttention(SoftmaxAttention):
         # contiguous: SDPA's fused CPU kernel needs unit stride on the feature axis (else math path)
         return F.conv1d(y, w, groups=d).transpose(1, 2).contiguous()
 
-    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+    def queries_keys(self, x, mask):  # noqa: D102 - convolved along time; values are not
         q = self.split_heads(self.conv_time(self.q_proj(x), mask))
         k = self.split_heads(self.conv_time(self.k_proj(x), mask))
-        v = self.project_heads(self.v_proj, x)
-        return self.out_proj(self.merge_heads(softmax_attention(q, k, v, mask, self.dropout_p)))
+        return q, k

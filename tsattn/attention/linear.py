@@ -13,7 +13,12 @@ There are no attention weights to drop out, so ``dropout`` has no effect in this
 from __future__ import annotations
 
 from tsattn.attention.batch_norm import BatchNormAttention
-from tsattn.attention.functional import linear_attention, linear_bn_attention
+from tsattn.attention.functional import (
+    bn_recenter,
+    linear_attention,
+    linear_bn_attention,
+    linear_weights,
+)
 from tsattn.attention.registry import register_attention
 from tsattn.attention.scaled_heads import BatchNormScaledHeadAttention, ScaledHeadAttention
 from tsattn.attention.softmax import SoftmaxAttention
@@ -34,6 +39,9 @@ class LinearAttention(SoftmaxAttention):
     def kernel(self, q, k, v, mask):  # noqa: D102
         return linear_attention(q, k, v, mask)
 
+    def kernel_weights(self, q, k, mask):  # noqa: D102
+        return linear_weights(q, k, mask)
+
 
 @register_attention("linear_bn")
 class LinearBatchNormAttention(BatchNormAttention):
@@ -48,6 +56,9 @@ class LinearBatchNormAttention(BatchNormAttention):
 
     def kernel(self, q, k, v, mask):  # noqa: D102
         return linear_bn_attention(q, k, v, self.beta, mask, self.bn_standardize)
+
+    def kernel_weights(self, q, k, mask):  # noqa: D102
+        return linear_weights(*bn_recenter(q, k, self.beta, mask, self.bn_standardize), mask)
 
 
 @register_attention("linear_sh")
@@ -64,6 +75,9 @@ class LinearScaledHeadAttention(ScaledHeadAttention):
     def kernel(self, q, k, v, mask, scale=1):  # noqa: D102
         return linear_attention(q, k, v, mask)
 
+    def kernel_weights(self, q, k, mask, scale=1):  # noqa: D102
+        return linear_weights(q, k, mask)
+
 
 @register_attention("linear_bn_sh")
 class LinearBatchNormScaledHeadAttention(BatchNormScaledHeadAttention):
@@ -79,3 +93,6 @@ class LinearBatchNormScaledHeadAttention(BatchNormScaledHeadAttention):
 
     def kernel(self, q, k, v, mask, scale=1):  # noqa: D102
         return linear_bn_attention(q, k, v, self.beta, mask, self.bn_standardize)
+
+    def kernel_weights(self, q, k, mask, scale=1):  # noqa: D102
+        return linear_weights(*bn_recenter(q, k, self.beta, mask, self.bn_standardize), mask)

@@ -65,6 +65,7 @@ class LongShortAttention(MultiHeadProjections):
     """
 
     hyperparameters = (WINDOW, RANK)
+    no_weights_reason = "its long-range keys and values are LayerNorm-ed mixtures of every step"
     summary = "Transformer-LS: sliding-window plus dynamically projected keys, DualLN (003 Eq. 3-7)"
 
     def __init__(
@@ -95,7 +96,11 @@ class LongShortAttention(MultiHeadProjections):
         p = torch.softmax(scores, dim=2)  # normalised over the N steps
         return self.ln_global(p.transpose(-2, -1) @ k), self.ln_global(p.transpose(-2, -1) @ v)
 
-    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+    def forward(
+        self, x: torch.Tensor, mask: torch.Tensor | None = None, need_weights: bool = False
+    ) -> torch.Tensor:
+        if need_weights:
+            raise self.weights_unavailable()
         b, n, _ = x.shape
         q = self.project_heads(self.q_proj, x)
         k = self.ln_local(self.project_heads(self.k_proj, x))

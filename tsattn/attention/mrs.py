@@ -22,8 +22,11 @@ import torch
 from tsattn.attention.base import MultiHeadProjections, check_scales, scale_presets
 from tsattn.attention.functional import (
     linear_attention,
+    linear_weights,
     pool_time,
     softmax_attention,
+    softmax_weights,
+    spread_pooled_keys,
     upsample_time,
 )
 from tsattn.attention.hyperparameters import Choice, HyperParameter
@@ -59,6 +62,7 @@ class MultiresolutionHeadAttention(MultiHeadProjections):
     """
 
     hyperparameters = (QUERY_SCALES, KEY_SCALES)
+    supports_weights = True
     summary = "MrsFormer: per-head query and key scales, upsampled outputs (004 Eq. 16-17)"
 
     def __init__(
@@ -83,7 +87,12 @@ class MultiresolutionHeadAttention(MultiHeadProjections):
     def kernel(self, q, k, v, mask):  # noqa: D102 - coarse (B,h,Nq_s,d) queries, (B,h,Nk_s,d) keys
         return softmax_attention(q, k, v, mask, self.dropout_p)
 
-    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+    def kernel_weights(self, q, k, mask):  # noqa: D102 - -> (B,h,Nq_s,Nk_s)
+        return softmax_weights(q, k, mask)
+
+    def forward(
+        self, x: torch.Tensor, mask: torch.Tensor | None = None, need_weights: bool = False
+    ) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor]:
         n = x.shape[1]
         pooled: dict[int, tuple[torch.Tensor, torch.Tensor | None]] = {}
 
@@ -94,17 +103,31 @@ class MultiresolutionHeadAttention(MultiHeadProjections):
 
         # As in the scaled heads: each group's output goes straight into one (B, H, N, d) tensor
         # and the group's tensors are freed before the next group allocates.
+        # With need_weights, a head's coarse weights become weights on the original steps: each
+        # query step takes its window's row (the output is upsampled the same way) and each pooled
+        # key's weight is shared among the real steps of its window.
         out = x.new_empty(x.shape[0], self.n_heads, n, self.head_dim)
+        weights = x.new_zeros(x.shape[0], self.n_heads, n, n) if need_weights else None
         for s, sk, heads in self.groups:
             xq, _ = pool(s)
             xk, mk = pool(sk)
             q = self.project_heads(self.q_proj, xq, heads)
             k = self.project_heads(self.k_proj, xk, heads)
             v = self.project_heads(self.v_proj, xk, heads)
-            o = upsample_time(self.kernel(q, k, v, mk), s, n)
-            out[:, list(heads)] = o
+            if weights is None:
+                o = self.kernel(q, k, v, mk)
+            else:
+                w = self.kernel_weights(q, k, mk)
+                o = self.attend(w, v)
+                weights[:, list(heads)] = spread_pooled_keys(upsample_time(w, s, n), sk, mask, n)
+            out[:, list(heads)] = upsample_time(o, s, n)
             del q, k, v, o
-        return self.out_proj(self.merge_heads(out))
+        out = self.out_proj(self.merge_heads(out))
+        if weights is None:
+            return out
+        if mask is not None:
+            weights = weights * mask.to(weights.dtype)[:, None, :, None]
+        return out, weights
 
 
 @register_attention("mrs_linear")
@@ -120,3 +143,6 @@ class MultiresolutionHeadLinearAttention(MultiresolutionHeadAttention):
 
     def kernel(self, q, k, v, mask):  # noqa: D102
         return linear_attention(q, k, v, mask)
+
+    def kernel_weights(self, q, k, mask):  # noqa: D102
+        return linear_weights(q, k, mask)

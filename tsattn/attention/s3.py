@@ -107,7 +107,11 @@ class Smoother(nn.Module):
         self.norm = MaskedBatchNorm1d(d_model)
         self.dropout = Dropout(dropout)
 
-    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+    def forward(
+        self, x: torch.Tensor, mask: torch.Tensor | None = None, need_weights: bool = False
+    ) -> torch.Tensor:
+        if need_weights:
+            raise self.weights_unavailable()
         b, n, d = x.shape
         if n > self.max_len:
             raise ValueError(
@@ -139,6 +143,7 @@ class S3Attention(MultiHeadProjections):
     """
 
     hyperparameters = (R, S1, S2, MAX_LEN)
+    no_weights_reason = "its output averages two LayerNorm-ed branches (sampled steps and sampled feature columns)"
     summary = "S3Attention: Fourier smoother, then sampled rows and columns (002 Algorithms 1-2)"
 
     def __init__(
@@ -186,7 +191,11 @@ class S3Attention(MultiHeadProjections):
         positions = real_positions.gather(1, ranks.clamp(max=n - 1))
         return positions, None if bool(valid.all()) else valid
 
-    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+    def forward(
+        self, x: torch.Tensor, mask: torch.Tensor | None = None, need_weights: bool = False
+    ) -> torch.Tensor:
+        if need_weights:
+            raise self.weights_unavailable()
         b, n, _ = x.shape
         h = self.smoother(x, mask)
         q = self.project_heads(self.q_proj, h)

@@ -19,7 +19,12 @@ from __future__ import annotations
 
 from tsattn._validation import POSITIVE_INT
 from tsattn.attention.batch_norm import BETA, BN_STANDARDIZE, LEARN_BETA, BatchNormAttention
-from tsattn.attention.functional import sparse_attention, sparse_bn_attention
+from tsattn.attention.functional import (
+    softmax_weights,
+    sparse_attention,
+    sparse_attn_mask,
+    sparse_bn_attention,
+)
 from tsattn.attention.hyperparameters import Choice, HyperParameter
 from tsattn.attention.registry import register_attention
 from tsattn.attention.scaled_heads import (
@@ -51,6 +56,12 @@ class _BlockMixin:
     def _pooled_block(self, scale: int) -> int | None:
         return None if self.block is None else -(-self.block // scale)
 
+    def _pattern_weights(self, q, k, mask, scale: int = 1):
+        """Softmax weights restricted to the pattern (with the key padding) ``(B, h, Nq, Nk)``."""
+        block = self._pooled_block(scale)
+        allowed = sparse_attn_mask(q.shape[-2], k.shape[-2], mask, block, scale, q.device)
+        return softmax_weights(q, k, attn_mask=allowed)
+
 
 @register_attention("sparse")
 class SparseAttention(_BlockMixin, SoftmaxAttention):
@@ -72,6 +83,9 @@ class SparseAttention(_BlockMixin, SoftmaxAttention):
 
     def kernel(self, q, k, v, mask):  # noqa: D102
         return sparse_attention(q, k, v, mask, self.block, dropout_p=self.dropout_p)
+
+    def kernel_weights(self, q, k, mask):  # noqa: D102
+        return self._pattern_weights(q, k, mask)
 
 
 @register_attention("sparse_bn")
@@ -109,6 +123,9 @@ class SparseBatchNormAttention(_BlockMixin, BatchNormAttention):
             q, k, v, self.beta, mask, self.bn_standardize, self.block, dropout_p=self.dropout_p
         )
 
+    def kernel_weights(self, q, k, mask):  # noqa: D102
+        return self._pattern_weights(self.bn_queries(q, k, mask), k, mask)
+
 
 @register_attention("sparse_sh")
 class SparseScaledHeadAttention(_BlockMixin, ScaledHeadAttention):
@@ -139,6 +156,9 @@ class SparseScaledHeadAttention(_BlockMixin, ScaledHeadAttention):
         return sparse_attention(
             q, k, v, mask, self._pooled_block(scale), query_scale=scale, dropout_p=self.dropout_p
         )
+
+    def kernel_weights(self, q, k, mask, scale=1):  # noqa: D102
+        return self._pattern_weights(q, k, mask, scale)
 
 
 @register_attention("sparse_bn_sh")
@@ -179,3 +199,6 @@ class SparseBatchNormScaledHeadAttention(_BlockMixin, BatchNormScaledHeadAttenti
             q, k, v, self.beta, mask, self.bn_standardize, self._pooled_block(scale),
             query_scale=scale, dropout_p=self.dropout_p,
         )
+
+    def kernel_weights(self, q, k, mask, scale=1):  # noqa: D102
+        return self._pattern_weights(self.bn_queries(q, k, mask), k, mask, scale)
