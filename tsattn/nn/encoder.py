@@ -47,11 +47,19 @@ class EncoderLayer(nn.Module):
     def _norm(self, layer: nn.Module, x: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
         return layer(x, mask) if self.norm_kind == "batch" else layer(x)
 
-    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
-        """``x (B, N, d_model)``, ``mask (B, N)`` bool True = real -> ``(B, N, d_model)``."""
-        x = self._norm(self.norm1, x + self.dropout1(self.attention(x, mask)), mask)
+    def forward(
+        self, x: torch.Tensor, mask: torch.Tensor | None = None, need_weights: bool = False
+    ) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor]:
+        """``x (B, N, d_model)``, ``mask (B, N)`` bool True = real -> ``(B, N, d_model)``; with
+        ``need_weights``, also the attention's weights ``(B, n_heads, N, N)``."""
+        if need_weights:
+            attended, weights = self.attention(x, mask, need_weights=True)
+        else:
+            attended, weights = self.attention(x, mask), None
+        x = self._norm(self.norm1, x + self.dropout1(attended), mask)
         ff = self.linear2(self.dropout(F.gelu(self.linear1(x))))
-        return self._norm(self.norm2, x + self.dropout2(ff), mask)
+        x = self._norm(self.norm2, x + self.dropout2(ff), mask)
+        return x if weights is None else (x, weights)
 
 
 class TransformerEncoder(nn.Module):
@@ -61,7 +69,17 @@ class TransformerEncoder(nn.Module):
         super().__init__()
         self.layers = nn.ModuleList(layers)
 
-    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+    def forward(
+        self, x: torch.Tensor, mask: torch.Tensor | None = None, need_weights: bool = False
+    ) -> torch.Tensor | tuple[torch.Tensor, list[torch.Tensor]]:
+        """``(B, N, d_model)`` -> ``(B, N, d_model)``; with ``need_weights`` also a list of each
+        layer's attention weights ``(B, n_heads, N, N)``."""
+        if not need_weights:
+            for layer in self.layers:
+                x = layer(x, mask)
+            return x
+        weights = []
         for layer in self.layers:
-            x = layer(x, mask)
-        return x
+            x, w = layer(x, mask, need_weights=True)
+            weights.append(w)
+        return x, weights
