@@ -20,6 +20,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "tsattn"
 FLOORS = {
     "tsattn._version": 0,
     "tsattn._filelock": 0,
+    "tsattn._validation": 0,
     "tsattn._input": 1,
     "tsattn.datasets": 1,
     "tsattn.layers": 1,
@@ -86,10 +87,9 @@ def _imports(path: Path, name: str, modules: dict[str, Path]) -> set[str]:
 
 
 def _unit(module: str) -> str:
-    for unit in sorted(FLOORS, key=len, reverse=True):
-        if module == unit or module.startswith(unit + "."):
-            return unit
-    return module
+    """The package (or top-level module) holding ``module``; the root facade only for itself."""
+    parts = module.split(".")
+    return ".".join(parts[:2])
 
 
 @pytest.fixture(scope="module")
