@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from numbers import Integral, Real
+from numbers import Integral
 from typing import Any
 
 from sklearn.utils._param_validation import (
@@ -77,7 +77,3 @@ def check_value(name: str, value: Any, constraints: Sequence[Any], hint: str = "
     got = "nan" if isinstance(value, float) and math.isnan(value) else repr(value)
     raise InvalidParameterError(f"{name} must be {allowed}, got {got}.{' ' + hint if hint else ''}")
 
-
-def finite_real(value: Any) -> bool:
-    """Whether ``value`` is a finite real number (not a bool)."""
-    return isinstance(value, Real) and not isinstance(value, bool) and math.isfinite(value)

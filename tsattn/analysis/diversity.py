@@ -104,16 +104,12 @@ def head_diversity(model: nn.Module, *inputs, **kwargs) -> dict:
 
 
 def estimator_head_diversity(estimator, X) -> dict:
-    """:func:`head_diversity` of a fitted ``TSClassifier``/``TSRegressor`` on series ``X``.
-
-    ``X`` goes through the estimator's own validation and training standardisation; the network
-    runs once in eval mode on all of ``X`` (padded to its longest series, padding masked).
-    """
-    from sklearn.utils.validation import check_is_fitted
-
-    check_is_fitted(estimator, "module_")
-    data = estimator._to_tensors(estimator._check_X_predict(X))
-    idx = torch.arange(len(data), device=data.x.device)
-    x, mask = data.batch(idx, fixed_len=estimator.head == "flatten")
-    estimator.module_.eval()
-    return head_diversity(estimator.module_, x, mask)
+    """:func:`head_diversity` of a fitted ``TSClassifier``/``TSRegressor`` on series ``X``, from the
+    maps of :meth:`~tsattn.estimators.collection.CollectionEstimator.attention_maps` (``X``
+    standardised and masked as in ``predict``)."""
+    maps = torch.from_numpy(estimator.attention_maps(X))  # (n, layers, H, N, N)
+    layers = [
+        {"name": f"encoder.layers.{i}.attention", **maps_diversity(maps[:, i])}
+        for i in range(maps.shape[1])
+    ]
+    return _summary(layers)
