@@ -18,16 +18,11 @@ from sklearn.model_selection import GridSearchCV
 from tsattn import TSClassifier, TSForecaster, TSRegressor
 from tsattn.training import Callback, TrainingDivergedError
 
+from .test_estimators import _toy
+
 TINY = dict(d_model=8, n_heads=2, n_layers=1, dim_feedforward=16, max_epochs=3, random_state=0,
             device="cpu")  # fmt: skip
 
-
-def _toy(n=24, c=2, length=12, seed=0):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, c, length))
-    y = np.array(["a", "b"] * (n // 2))
-    X[y == "b", :, length // 2 :] += 2.0
-    return X, y
 
 
 # ----------------------------------------------------------------------------- 2: divergence

@@ -57,6 +57,18 @@ class MultiHeadProjections(nn.Module):
         """``weights (B, h, Nq, Nk) @ v (B, h, Nk, d)`` with the attention dropout while training."""
         return weighted_values(weights, v, self.dropout_p)
 
+    @staticmethod
+    def with_weights(
+        out: torch.Tensor, weights: torch.Tensor | None, mask: torch.Tensor | None
+    ) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor]:
+        """``out`` when no weights were asked for; else ``(out, weights)`` with the rows of padded
+        queries zeroed (their outputs are meaningless)."""
+        if weights is None:
+            return out
+        if mask is not None:
+            weights = weights * mask.to(weights.dtype)[:, None, :, None]
+        return out, weights
+
     def weights_unavailable(self) -> ValueError:
         """The error for ``need_weights=True`` on a variant without an explicit map."""
         able = [n for n in list_attention() if get_attention_class(n).supports_weights]

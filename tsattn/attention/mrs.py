@@ -122,12 +122,7 @@ class MultiresolutionHeadAttention(MultiHeadProjections):
                 weights[:, list(heads)] = spread_pooled_keys(upsample_time(w, s, n), sk, mask, n)
             out[:, list(heads)] = upsample_time(o, s, n)
             del q, k, v, o
-        out = self.out_proj(self.merge_heads(out))
-        if weights is None:
-            return out
-        if mask is not None:
-            weights = weights * mask.to(weights.dtype)[:, None, :, None]
-        return out, weights
+        return self.with_weights(self.out_proj(self.merge_heads(out)), weights, mask)
 
 
 @register_attention("mrs_linear")

@@ -103,12 +103,7 @@ class ScaledHeadAttention(MultiHeadProjections):
             else:
                 out[:, list(heads)] = o
             del xs, q, k, v, o  # free this group's tensors before the next group allocates
-        out = self.out_proj(self.merge_heads(out))
-        if weights is None:
-            return out
-        if mask is not None:
-            weights = weights * mask.to(weights.dtype)[:, None, :, None]
-        return out, weights
+        return self.with_weights(self.out_proj(self.merge_heads(out)), weights, mask)
 
 
 @register_attention("bn_sh")

@@ -51,7 +51,4 @@ class SoftmaxAttention(MultiHeadProjections):
         if not need_weights:
             return self.out_proj(self.merge_heads(self.kernel(q, k, v, mask)))
         weights = self.kernel_weights(q, k, mask)
-        out = self.out_proj(self.merge_heads(self.attend(weights, v)))
-        if mask is not None:
-            weights = weights * mask.to(weights.dtype)[:, None, :, None]
-        return out, weights
+        return self.with_weights(self.out_proj(self.merge_heads(self.attend(weights, v))), weights, mask)
