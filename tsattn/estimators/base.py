@@ -87,7 +87,7 @@ class BaseTSEstimator(BaseEstimator):
     batch_size: int = param(32, [POSITIVE_INT], "Series (forecaster: windows) per training batch.")
     lr: float = param(
         1e-3, [Interval(Real, 0, None, closed="neither")], "AdamW learning rate.",
-        hint="A rate that makes training diverge stops fit with an error.",
+        hint="Typical rates: 1e-4 to 3e-3.",
     )
     lr_schedule: str | None = param(
         "plateau", [StrOptions({"cosine", "plateau"}), None], "Constant rate (None), cosine "
@@ -195,6 +195,7 @@ class BaseTSEstimator(BaseEstimator):
             optimizer = torch.optim.AdamW(
                 self.module_.parameters(), lr=self.lr, weight_decay=self.weight_decay
             )
+
             def finite_outputs() -> bool:
                 return bool(torch.isfinite(self._predict_tensor(train_data, fixed_len)).all())
 

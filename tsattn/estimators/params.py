@@ -18,6 +18,7 @@ docstring from the fields.
 from __future__ import annotations
 
 import dataclasses
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -122,8 +123,6 @@ def _params_doc(cls: type) -> str:
 
 
 def _wrap(text: str, indent: int, width: int = 100) -> list[str]:
-    import textwrap
-
     return textwrap.wrap(text, width - indent, initial_indent=" " * indent,
                          subsequent_indent=" " * indent, break_on_hyphens=False)  # fmt: skip
 
