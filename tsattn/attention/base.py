@@ -9,9 +9,9 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 
-from tsattn.attention.functional import weighted_values
 from tsattn.attention.hyperparameters import HyperParameter
 from tsattn.attention.registry import get_attention_class, list_attention
+from tsattn.attention.weights import weighted_values
 
 __all__ = [
     "MultiHeadProjections",

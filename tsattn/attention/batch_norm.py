@@ -15,10 +15,11 @@ import torch
 from sklearn.utils._param_validation import Interval
 from torch import nn
 
-from tsattn.attention.functional import bn_attention, bn_softmax_queries, softmax_weights
+from tsattn.attention.functional import bn_attention, bn_softmax_queries
 from tsattn.attention.hyperparameters import FloatRange, HyperParameter
 from tsattn.attention.registry import register_attention
 from tsattn.attention.softmax import SoftmaxAttention
+from tsattn.attention.weights import softmax_weights
 
 __all__ = ["BETA", "BN_STANDARDIZE", "LEARN_BETA", "BetaMixin", "BatchNormAttention"]
 

@@ -17,11 +17,11 @@ from tsattn.attention.functional import (
     bn_recenter,
     linear_attention,
     linear_bn_attention,
-    linear_weights,
 )
 from tsattn.attention.registry import register_attention
 from tsattn.attention.scaled_heads import BatchNormScaledHeadAttention, ScaledHeadAttention
 from tsattn.attention.softmax import SoftmaxAttention
+from tsattn.attention.weights import linear_weights
 
 
 @register_attention("linear")

@@ -22,11 +22,10 @@ from tsattn.attention.functional import (
     bn_attention,
     pool_time,
     softmax_attention,
-    softmax_weights,
-    spread_pooled_keys,
 )
 from tsattn.attention.hyperparameters import Choice, HyperParameter
 from tsattn.attention.registry import register_attention
+from tsattn.attention.weights import softmax_weights, spread_pooled_keys
 
 SCALES = HyperParameter(
     "scales",

@@ -5,8 +5,9 @@ from __future__ import annotations
 import torch
 
 from tsattn.attention.base import MultiHeadProjections
-from tsattn.attention.functional import softmax_attention, softmax_weights
+from tsattn.attention.functional import softmax_attention
 from tsattn.attention.registry import register_attention
+from tsattn.attention.weights import softmax_weights
 
 
 @register_attention("softmax")

@@ -20,7 +20,6 @@ from __future__ import annotations
 from tsattn._validation import POSITIVE_INT
 from tsattn.attention.batch_norm import BETA, BN_STANDARDIZE, LEARN_BETA, BatchNormAttention
 from tsattn.attention.functional import (
-    softmax_weights,
     sparse_attention,
     sparse_attn_mask,
     sparse_bn_attention,
@@ -33,6 +32,7 @@ from tsattn.attention.scaled_heads import (
     ScaledHeadAttention,
 )
 from tsattn.attention.softmax import SoftmaxAttention
+from tsattn.attention.weights import softmax_weights
 
 BLOCK = HyperParameter(
     "block",
