@@ -18,6 +18,7 @@ from tsattn.attention import (  # noqa: F401 - importing a variant file register
     scaled_heads,
     softmax,
     sparse,
+    weights,
 )
 from tsattn.attention.hyperparameters import Choice, FloatRange, HyperParameter
 from tsattn.attention.registry import (
@@ -43,6 +44,7 @@ __all__ = [
     "resolve_attention",
     "variants_table",
     "functional",
+    "weights",
     "build_attention",
     "check_model_size",
     "list_attention",

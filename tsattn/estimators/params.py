@@ -81,6 +81,7 @@ def _attention_info(name: str, value_default: Any) -> ParamInfo:
         + ("" if hp.default is None else f" Variant default: ``{hp.default!r}``.")
         for hp, variants in declarations.items()
     ]
+    docs.append("None keeps the chosen variant's default; a value it ignores warns.")
     return ParamInfo(name, value_default, f"{first.type} or None", (*first.constraint, None),
                      " ".join(docs), attention=True)  # fmt: skip
 
