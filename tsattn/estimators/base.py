@@ -1,8 +1,8 @@
 """The estimator core: the parameters every estimator shares, declared once, and ``fit``'s skeleton.
 
 ``fit`` is three steps in every estimator: :meth:`BaseTSEstimator._validate` (parameters against their
-constraints, then the attention spec, resolved once), build (the task's part: targets, scaling,
-the validation split, ``network_params_``), and :meth:`BaseTSEstimator._train` (the network built
+constraints, then the attention spec, resolved once), ``_build`` (the task's part: targets,
+scaling, the validation split, ``network_params_``), and :meth:`BaseTSEstimator._train` (the network built
 from ``network_params_`` and trained through :func:`tsattn.training.train` with the standard
 callbacks). The collection part (:mod:`tsattn.estimators.collection`) serves the classifier and
 the regressor, the single-series part is the forecaster (:mod:`tsattn.estimators.forecasting`).

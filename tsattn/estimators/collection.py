@@ -52,6 +52,11 @@ class CollectionEstimator(BaseTSEstimator):
     def fit(self, X: Any, y: Any) -> CollectionEstimator:
         """Train on series ``X`` and their labels or targets ``y``; returns ``self``."""
         spec = self._validate()
+        return self._train(*self._build(X, y, spec), fixed_len=self.head == "flatten")
+
+    def _build(self, X: Any, y: Any, spec: AttentionSpec):
+        """Targets, standardisation, validation split and ``network_params_``; returns the
+        training and validation data and the seeds of this fit."""
         if y is None:
             raise ValueError(
                 f"{type(self).__name__} requires y to be passed, but the target y is None."
@@ -86,7 +91,7 @@ class CollectionEstimator(BaseTSEstimator):
             n_channels=self.n_channels_, n_outputs=n_outputs, max_len=self.series_length_,
             head=self.head, **self._trunk_params(spec),
         )  # fmt: skip
-        return self._train(train_data, valid_data, seed, rng, fixed_len=self.head == "flatten")
+        return train_data, valid_data, seed, rng
 
     def _split(self, n: int, targets: torch.Tensor, rng: np.random.Generator):
         if self.validation_fraction == 0:

@@ -54,8 +54,7 @@ class TSForecaster(BaseTSEstimator):
 
     Attributes
     ----------
-    module_ : the trained :class:`tsattn.nn.forecasting.ForecastingTransformer`.
-    n_channels_ : int
+    module_ : the trained :class:`tsattn.nn.forecasting.ForecastingTransformer`; ``n_channels_``.
     channel_mean_, channel_scale_ : ndarray (n_channels,), training statistics.
     last_context_ : ndarray (context_length, n_channels), the end of the training series.
     history_, best_epoch_, n_epochs_, interrupted_ : training record (see ``tsattn.training``).
@@ -129,6 +128,10 @@ class TSForecaster(BaseTSEstimator):
             ``context_length`` rows before its first target). Default: the end of ``y``.
         """
         spec = self._validate()
+        return self._train(*self._build(y, y_val, spec), fixed_len=True)
+
+    def _build(self, y: Any, y_val: Any, spec: AttentionSpec):
+        """Windows, standardisation, validation series and ``network_params_`` (as the core's)."""
         if self.patch_len > self.context_length:
             raise ValueError(
                 f"patch_len={self.patch_len} exceeds context_length={self.context_length}; "
@@ -163,7 +166,7 @@ class TSForecaster(BaseTSEstimator):
             channel_independent=bool(self.channel_independent), patch_len=int(self.patch_len),
             **self._trunk_params(spec),
         )  # fmt: skip
-        return self._train(train_data, valid_data, seed, rng, fixed_len=True)
+        return train_data, valid_data, seed, rng
 
     def _window_data(self, values: np.ndarray, rng: np.random.Generator, limit: int | None) -> TensorData:
         ctx, tgt = sliding_windows(self._scale(values), self.context_length, self.horizon)
@@ -199,9 +202,8 @@ class TSForecaster(BaseTSEstimator):
 
         Returns
         -------
-        For one series, the same kind as the input: ``(horizon,)`` for 1-D input, ``(horizon, C)``
-        for 2-D, and a Series/DataFrame whose index continues the input's (its ``freq``, else the
-        inferred one, else the last step). For 3-D input, ``(n_windows, horizon, C)``.
+        For one series, the same kind as the input (``(horizon,)``, ``(horizon, C)``, or a
+        Series/DataFrame whose index continues the input's); for 3-D input ``(n_windows, horizon, C)``.
         """
         check_is_fitted(self, "module_")
         if y_context is None:
