@@ -114,9 +114,9 @@ def declared_params(cls: type) -> dict[str, ParamInfo]:
     return out
 
 
-def _params_doc(cls: type) -> str:
+def _params_doc(infos: dict[str, ParamInfo]) -> str:
     lines = ["", "    Parameters", "    ----------"]
-    for info in declared_params(cls).values():
+    for info in infos.values():
         kind = f"{info.type}, default={info.default!r}" if not info.attention else info.type
         lines.append(f"    {info.name} : {kind}")
         lines.extend(_wrap(info.doc, indent=8))
@@ -138,7 +138,8 @@ def declare(cls: type[T]) -> type[T]:
     cls._attention_params = tuple(n for n, i in infos.items() if i.attention)
     doc = cls.__dict__.get("__doc__") or ""
     head, sep, tail = doc.partition("\n    Attributes\n")
-    cls.__doc__ = head.rstrip() + "\n" + _params_doc(cls) + (f"\n{sep.lstrip(chr(10))}{tail}" if sep else "")
+    attributes = f"\n{sep.lstrip(chr(10))}{tail}" if sep else ""
+    cls.__doc__ = head.rstrip() + "\n" + _params_doc(infos) + attributes
     return cls
 
 
