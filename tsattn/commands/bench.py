@@ -28,8 +28,8 @@ def _register_epoch(sub: argparse._SubParsersAction) -> None:
         description=(
             "Train TSClassifier (each --attentions) and sktime's MVTSTransformerClassifier with the "
             "same sizes on the same UEA dataset in one run and report seconds per epoch and the "
-            "speed-up. Reads the dataset through tsattn.datasets (set TSATTN_DATA_DIR to a folder "
-            "holding uea/<Name>_TRAIN.ts, e.g. ../shared/datasets)."
+            "speed-up. Reads the dataset through tsattn.datasets (from its cache, TSATTN_DATA_DIR, "
+            "which may hold a local copy of the archives as uea/<Name>_TRAIN.ts)."
         ),
     )
     p.add_argument("--dataset", default="UWaveGestureLibrary")
