@@ -126,3 +126,56 @@ def test_softmax_family_goes_through_sdpa(name, monkeypatch):
     x, mask = _inputs()
     module(x.float(), mask)
     assert calls, f"{name} did not call scaled_dot_product_attention"
+
+
+# ----------------------------------------------------------------------------- declarations
+def test_every_variant_declares_its_constructor_hyperparameters():
+    """The declaration is the one source: the constructor's keywords and defaults follow it."""
+    import inspect
+
+    from tsattn.attention import get_attention_class
+
+    for name in list_attention():
+        cls = get_attention_class(name)
+        sig = inspect.signature(cls.__init__)
+        keywords = {
+            p.name: p.default for p in sig.parameters.values()
+            if p.kind is p.KEYWORD_ONLY and p.name != "dropout"
+        }  # fmt: skip
+        declared = {hp.name: hp.default for hp in cls.hyperparameters}
+        assert keywords == declared, name
+        assert cls.summary, f"{name} has no summary for the README table"
+
+
+def test_declarations_of_one_name_agree_on_what_is_allowed():
+    from tsattn.attention import hyperparameter_declarations
+
+    for name, declarations in hyperparameter_declarations().items():
+        assert len({(hp.type, hp.constraint) for hp in declarations}) == 1, name
+    beta = hyperparameter_declarations()["beta"]
+    assert len(beta) == 1, "beta is declared once (batch_norm.py) and shared by every BN variant"
+
+
+# ----------------------------------------------------------------------------- attention weights
+@pytest.mark.parametrize("name,cfg", list(_cases()))
+def test_weights_returned_by_a_variant_are_the_map_its_output_is_made_of(name, cfg):
+    """``need_weights=True``: the same output, and weights W with out_proj(W @ V) == output."""
+    module = _build(name, cfg)
+    x, mask = _inputs()
+    if not module.supports_weights:
+        with pytest.raises(ValueError, match="cannot return attention weights.*Variants with exact"):
+            module(x, mask, need_weights=True)
+        return
+    with torch.no_grad():
+        out, weights = module(x, mask, need_weights=True)
+        plain = module(x, mask)
+        v = module.project_heads(module.v_proj, x)
+        rebuilt = module.out_proj(module.merge_heads(weights @ v))
+    b, n = mask.shape
+    assert weights.shape == (b, N_HEADS, n, n)
+    torch.testing.assert_close(out[mask], plain[mask], rtol=1e-9, atol=1e-10)
+    torch.testing.assert_close(rebuilt[mask], plain[mask], rtol=1e-9, atol=1e-10)
+    rows = weights.sum(-1).permute(0, 2, 1)[mask]  # (real queries, heads)
+    torch.testing.assert_close(rows, torch.ones_like(rows))
+    assert (weights.masked_select(~mask[:, None, None, :]) == 0).all()  # padded steps get nothing
+    assert (weights.masked_select(~mask[:, None, :, None]) == 0).all()  # padded queries: zero rows

@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from tsattn.nn.dropout import Dropout
+from tsattn.layers.dropout import Dropout
 
 
 @pytest.mark.parametrize("p", [0.1, 0.2, 0.5])
@@ -41,7 +41,7 @@ def test_invalid_probability():
 
 def test_random_bytes_are_uniform_in_every_byte_of_the_word():
     """All eight bytes of each 64-bit draw are used, so none may be biased (e.g. a sign byte)."""
-    from tsattn.nn.dropout import random_bytes
+    from tsattn.layers.dropout import random_bytes
 
     torch.manual_seed(2)
     b = random_bytes((1_000_000,)).long()
@@ -54,7 +54,7 @@ def test_random_bytes_are_uniform_in_every_byte_of_the_word():
 
 
 def test_random_bytes_shape_and_seed():
-    from tsattn.nn.dropout import random_bytes
+    from tsattn.layers.dropout import random_bytes
 
     torch.manual_seed(3)
     a = random_bytes((3, 5, 7))  # 105 values: not a multiple of 8

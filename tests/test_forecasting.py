@@ -92,7 +92,7 @@ def test_instance_norm_is_algorithm_3_with_its_eps(eps):
     net = ForecastingTransformer(3, 12, 4, d_model=8, n_heads=2, n_layers=1, dim_feedforward=16,
                                  channel_independent=False, instance_norm_eps=eps).eval()  # fmt: skip
     seen = []
-    net.input_projection.register_forward_hook(lambda mod, args, out: seen.append(args[0]))
+    net.tokenizer.register_forward_hook(lambda mod, args, out: seen.append(args[0]))
     x = 5 + 3 * torch.randn(2, 12, 3, dtype=torch.float64)
     net.double()(x)
     ref = (x - x.mean(1, keepdim=True)) / torch.sqrt(torch.var(x, 1, keepdim=True) + eps)  # unbiased

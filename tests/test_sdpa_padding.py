@@ -2,7 +2,7 @@
 
 On the CPU, training with heads narrower than 16 goes through SDPA with the heads zero-padded to
 16 (``functional.pads_head_dim``), a faster path of PyTorch's fused kernel
-(``scripts/bench_sdpa_head_padding.py``). These tests check the result and the gradients against
+(``tsattn bench sdpa-padding``). These tests check the result and the gradients against
 the explicit formula and against the unpadded call, and that the padding applies exactly where
 documented.
 """

@@ -1,8 +1,8 @@
 """Optuna tuning of the estimators' hyperparameters: search spaces from the registry, pruning, storage.
 
-:func:`search_space` gives the distributions for an attention variant's own hyperparameters (read
-from the registry, so a new variant's ``beta``/``scales``/``r``... are found without listing them
-here) plus the training ones (``lr``, ``dropout``, ``weight_decay``). :func:`tune` runs a real Optuna
+:func:`search_space` gives the distributions for an attention variant's own hyperparameters (each
+variant declares its tuning space in its own file, so a new variant's are found without listing
+them here) plus the training ones (``lr``, ``dropout``, ``weight_decay``). :func:`tune` runs a real Optuna
 study on a validation part carved from the training data (the estimator's own
 ``validation_fraction`` carve, stratified for classifiers, the same split for every trial), reports
 the validation metric after every epoch so a pruner can stop weak trials, and stores every trial in
@@ -29,7 +29,6 @@ Example
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -37,7 +36,9 @@ from typing import TYPE_CHECKING, Any
 from sklearn.base import clone, is_classifier
 
 from tsattn._filelock import file_lock
-from tsattn.attention import attention_hyperparameters, get_attention_class
+from tsattn.attention import get_attention_class
+from tsattn.attention.base import scale_presets  # noqa: F401 - part of this module's API
+from tsattn.attention.hyperparameters import Choice, FloatRange
 from tsattn.training import Callback
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -66,44 +67,18 @@ def _optuna():
     return optuna
 
 
-def scale_presets(n_heads: int) -> list[str]:
-    """Per-head pooling factors to choose from, as ``"1,1,2,2,4,4,8,8"``-style strings.
-
-    Factors double across the heads up to a top factor of 2, 4, 8 or 16 (``8`` with 8 heads is the
-    papers' ``(1, 1, 2, 2, 4, 4, 8, 8)``, 001 J.1); the first head always keeps full resolution.
-    """
-    if isinstance(n_heads, bool) or not isinstance(n_heads, int) or n_heads < 1:
-        raise ValueError(f"n_heads must be a positive integer, got {n_heads!r}.")
-    out: list[str] = []
-    for top in (2, 4, 8, 16):
-        steps = math.log2(top)
-        if n_heads == 1:
-            scales = (top,)
-        else:
-            scales = tuple(2 ** math.floor(h * steps / (n_heads - 1) + 0.5) for h in range(n_heads))
-        text = ",".join(map(str, scales))
-        if text not in out:
-            out.append(text)
-    return out
-
-
 def _attention_space(name: str, n_heads: int) -> dict[str, Any]:
-    """Distributions for the hyperparameters a variant declares (those with a known range)."""
+    """Distributions for the hyperparameters a variant declares with a tuning space."""
     dist = _optuna().distributions
-    choice = dist.CategoricalDistribution
-    known = {
-        # 001 Tables 12-13 pick beta from 0.1 to 1.2 in steps of 0.05
-        "beta": dist.FloatDistribution(0.1, 1.2, step=0.05),
-        "scales": choice(scale_presets(n_heads)),
-        "window": choice([4, 8, 16, 32]),  # long_short segment length w (003: 8 on LRA)
-        "rank": choice([8, 16, 32, 64]),  # long_short projection rank r (003: 32)
-        "r": choice([4, 8, 16]),  # s3 segment averages (002 Table 6a: best at 8 or 16)
-        "s1": choice([4, 8, 16, 32]),  # s3 sampled time steps
-        "s2": choice([4, 8, 16]),  # s3 sampled feature columns
-        "kernel_size": choice([3, 5, 7, 9]),
-        "block": choice([None, 8, 16, 32]),  # sparse block length (None: about sqrt(N))
-    }
-    return {hp: known[hp] for hp in attention_hyperparameters(name) if hp in known}
+    space: dict[str, Any] = {}
+    for hp in get_attention_class(name).hyperparameters:
+        if isinstance(hp.space, FloatRange):
+            space[hp.name] = dist.FloatDistribution(
+                hp.space.low, hp.space.high, step=hp.space.step, log=hp.space.log
+            )
+        elif isinstance(hp.space, Choice):
+            space[hp.name] = dist.CategoricalDistribution(hp.space.options(n_heads))
+    return space
 
 
 def search_space(attention: str, n_heads: int = 8, training: bool = True) -> dict[str, Any]:
@@ -136,8 +111,7 @@ def default_pruner(max_epochs: int) -> optuna.pruners.BasePruner:
 
     A plain ``MedianPruner`` compares every epoch's best-so-far with the median of earlier trials
     at that epoch; trials of one model differ little and noisily early on, so nearly every trial
-    lands above the median at some epoch and is cut (measured: 7 of 12 ``beta`` trials on
-    JapaneseVowels pruned by epoch 12, the paper's beta among them). Here the median rule applies
+    lands above the median at some epoch and is cut, good settings among them. Here the median rule applies
     only after a quarter of ``max_epochs`` and to a trial whose validation metric has not improved
     for 10 epochs.
     """

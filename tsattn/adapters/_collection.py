@@ -3,19 +3,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from tsattn.estimators import TSClassifier
 
 # The adapters' defaults are the wrapped estimators' own, so the two never train different models.
 _C = TSClassifier().get_params()
-
-#: Parameters the adapters expose by name; ``estimator_params`` passes any other.
-COLLECTION_PARAMS = (
-    "attention", "d_model", "n_heads", "n_layers", "dim_feedforward", "dropout", "norm", "head",
-    "max_epochs", "batch_size", "lr", "validation_fraction", "patience", "device", "random_state",
-    "verbose",
-)  # fmt: skip
 
 #: Small, fast settings for the toolkits' estimator checks.
 TEST_PARAMS = [
@@ -25,6 +20,20 @@ TEST_PARAMS = [
     ),  # fmt: skip
 ]
 TEST_PARAMS.append({**TEST_PARAMS[0], "attention": "bn_sh", "norm": "layer"})
+
+
+def store_arguments(adapter: Any, arguments: dict[str, Any]) -> None:
+    """Store an adapter's constructor arguments (its ``locals()``) unchanged, as the toolkits'
+    ``__init__`` contract wants, without writing ``self.x = x`` once per parameter."""
+    for name, value in arguments.items():
+        if name not in ("self", "__class__"):
+            setattr(adapter, name, value)
+
+
+def wrapped_params(adapter: Any, extra: str) -> dict[str, Any]:
+    """The wrapped estimator's parameters: the adapter's own (but ``extra``) updated by ``extra``."""
+    params = adapter.get_params(deep=False)
+    return {**{k: v for k, v in params.items() if k != extra}, **(params[extra] or {})}
 
 
 class CollectionAdapterMixin:
@@ -53,31 +62,14 @@ class CollectionAdapterMixin:
         verbose: int = _C['verbose'],
         estimator_params: dict | None = None,
     ) -> None:
-        self.attention = attention
-        self.d_model = d_model
-        self.n_heads = n_heads
-        self.n_layers = n_layers
-        self.dim_feedforward = dim_feedforward
-        self.dropout = dropout
-        self.norm = norm
-        self.head = head
-        self.max_epochs = max_epochs
-        self.batch_size = batch_size
-        self.lr = lr
-        self.validation_fraction = validation_fraction
-        self.patience = patience
-        self.device = device
-        self.random_state = random_state
-        self.verbose = verbose
-        self.estimator_params = estimator_params
+        store_arguments(self, locals())
         super().__init__()
 
     def _fit(self, X, y):
-        import tsattn
+        import tsattn.estimators
 
-        params = {name: getattr(self, name) for name in COLLECTION_PARAMS}
-        params.update(self.estimator_params or {})
-        self.estimator_ = getattr(tsattn, self._estimator_cls)(**params).fit(X, y)
+        params = wrapped_params(self, "estimator_params")
+        self.estimator_ = getattr(tsattn.estimators, self._estimator_cls)(**params).fit(X, y)
         return self
 
     def _predict(self, X) -> np.ndarray:

@@ -9,7 +9,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from tsattn.adapters._collection import TEST_PARAMS, CollectionAdapterMixin
+from tsattn.adapters._collection import (
+    TEST_PARAMS,
+    CollectionAdapterMixin,
+    store_arguments,
+    wrapped_params,
+)
 from tsattn.estimators import TSForecaster
 
 # The adapters' defaults are the wrapped estimators' own, so the two never train different models.
@@ -93,45 +98,12 @@ class TSAttnForecaster(BaseForecaster):
         verbose: int = _F['verbose'],
         forecaster_params: dict | None = None,
     ) -> None:
-        self.context_length = context_length
-        self.attention = attention
-        self.head = head
-        self.n_harm = n_harm
-        self.instance_norm = instance_norm
-        self.instance_norm_eps = instance_norm_eps
-        self.channel_independent = channel_independent
-        self.patch_len = patch_len
-        self.d_model = d_model
-        self.n_heads = n_heads
-        self.n_layers = n_layers
-        self.dim_feedforward = dim_feedforward
-        self.dropout = dropout
-        self.max_epochs = max_epochs
-        self.batch_size = batch_size
-        self.lr = lr
-        self.validation_fraction = validation_fraction
-        self.patience = patience
-        self.max_train_windows = max_train_windows
-        self.device = device
-        self.random_state = random_state
-        self.verbose = verbose
-        self.forecaster_params = forecaster_params
+        store_arguments(self, locals())
         super().__init__()
 
     def _fit(self, y: pd.DataFrame, X=None, fh=None):
-        from tsattn.estimators.forecasting import TSForecaster
-
         steps = self._steps(fh)
-        params = {
-            name: getattr(self, name)
-            for name in (
-                "context_length", "attention", "head", "n_harm", "instance_norm", "instance_norm_eps",
-                "channel_independent", "patch_len", "d_model", "n_heads", "n_layers", "dim_feedforward",
-                "dropout", "max_epochs", "batch_size", "lr", "validation_fraction", "patience",
-                "max_train_windows", "device", "random_state", "verbose",
-            )
-        }  # fmt: skip
-        params.update(self.forecaster_params or {})
+        params = wrapped_params(self, "forecaster_params")
         self.forecaster_ = TSForecaster(horizon=int(steps.max()), **params)
         self.forecaster_.fit(y.to_numpy(dtype=np.float64))
         # Own copy of the data seen: sktime 1.3 stops keeping it in ``_y`` by default.

@@ -4,7 +4,12 @@ Importing this package registers FLOP formulas for CPU scaled-dot-product attent
 (:mod:`tsattn.analysis.flops`).
 """
 
-from tsattn.analysis.diversity import attention_maps, estimator_head_diversity, head_diversity
+from tsattn.analysis.diversity import (
+    attention_maps,
+    estimator_head_diversity,
+    head_diversity,
+    maps_diversity,
+)
 from tsattn.analysis.flops import count_flops, register_cpu_sdpa_flops
 from tsattn.analysis.memory import peak_memory, saved_tensor_bytes
 from tsattn.analysis.profile import (
@@ -20,6 +25,7 @@ __all__ = [
     "plot_ratios",
     "ExplicitSoftmaxAttention",
     "head_diversity",
+    "maps_diversity",
     "estimator_head_diversity",
     "attention_maps",
     "count_flops",

@@ -3,34 +3,50 @@
 >>> from tsattn.attention import build_attention, list_attention
 >>> attn = build_attention("bn_sh", d_model=64, n_heads=8, beta=0.6)
 
-Importing this package registers every variant module listed below (an explicit list, one line per
+Importing this package registers every variant module listed below (an explicit list, one name per
 variant file).
 """
 
-from tsattn.attention import functional
+from tsattn.attention import (  # noqa: F401 - importing a variant file registers its variants
+    batch_norm,
+    conv1d,
+    functional,
+    linear,
+    long_short,
+    mrs,
+    s3,
+    scaled_heads,
+    softmax,
+    sparse,
+    weights,
+)
+from tsattn.attention.hyperparameters import Choice, FloatRange, HyperParameter
 from tsattn.attention.registry import (
+    AttentionSpec,
     all_hyperparameters,
     attention_hyperparameters,
     build_attention,
+    check_model_size,
     get_attention_class,
+    hyperparameter_declarations,
     list_attention,
     register_attention,
+    resolve_attention,
+    variants_table,
 )
 
-# Variant modules: importing registers them (one line per variant file, in this order).
-# isort: off
-from tsattn.attention import softmax, batch_norm, scaled_heads  # noqa: E402,F401,I001
-from tsattn.attention import linear  # noqa: E402,F401
-from tsattn.attention import sparse  # noqa: E402,F401
-from tsattn.attention import conv1d  # noqa: E402,F401
-from tsattn.attention import mrs  # noqa: E402,F401
-from tsattn.attention import long_short  # noqa: E402,F401
-from tsattn.attention import s3  # noqa: E402,F401
-# isort: on
-
 __all__ = [
+    "AttentionSpec",
+    "Choice",
+    "FloatRange",
+    "HyperParameter",
+    "hyperparameter_declarations",
+    "resolve_attention",
+    "variants_table",
     "functional",
+    "weights",
     "build_attention",
+    "check_model_size",
     "list_attention",
     "get_attention_class",
     "attention_hyperparameters",

@@ -1,4 +1,4 @@
-"""Shared pieces of the attention modules: projections, head splitting, hyperparameter checks."""
+"""Shared pieces of the attention modules: projections, head splitting, per-head scales."""
 
 from __future__ import annotations
 
@@ -9,12 +9,15 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 
+from tsattn.attention.hyperparameters import HyperParameter
+from tsattn.attention.registry import get_attention_class, list_attention
+from tsattn.attention.weights import weighted_values
+
 __all__ = [
     "MultiHeadProjections",
-    "BetaMixin",
     "check_scales",
     "default_scales",
-    "check_positive_int",
+    "scale_presets",
 ]
 
 
@@ -25,6 +28,15 @@ class MultiHeadProjections(nn.Module):
     ``v_proj``, ``out_proj``: ``Linear(d_model, d_model)``), so a state dict trained with one variant
     loads into another of the same sizes and a trained model can switch attention.
     """
+
+    #: The variant's hyperparameters (declared in its file; read by the registry).
+    hyperparameters: tuple[HyperParameter, ...] = ()
+    #: One line for the README's variants table: what the variant is and where it comes from.
+    summary: str = ""
+    #: Whether ``forward(x, mask, need_weights=True)`` returns each head's ``N x N`` weights.
+    supports_weights: bool = False
+    #: Why not, when it does not (for the error message).
+    no_weights_reason: str = "it forms no attention matrix"
 
     def __init__(self, d_model: int, n_heads: int, dropout: float = 0.0) -> None:
         super().__init__()
@@ -40,6 +52,31 @@ class MultiHeadProjections(nn.Module):
     @property
     def dropout_p(self) -> float:
         return self.dropout if self.training else 0.0
+
+    def attend(self, weights: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+        """``weights (B, h, Nq, Nk) @ v (B, h, Nk, d)`` with the attention dropout while training."""
+        return weighted_values(weights, v, self.dropout_p)
+
+    @staticmethod
+    def with_weights(
+        out: torch.Tensor, weights: torch.Tensor | None, mask: torch.Tensor | None
+    ) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor]:
+        """``out`` when no weights were asked for; else ``(out, weights)`` with the rows of padded
+        queries zeroed (their outputs are meaningless)."""
+        if weights is None:
+            return out
+        if mask is not None:
+            weights = weights * mask.to(weights.dtype)[:, None, :, None]
+        return out, weights
+
+    def weights_unavailable(self) -> ValueError:
+        """The error for ``need_weights=True`` on a variant without an explicit map."""
+        able = [n for n in list_attention() if get_attention_class(n).supports_weights]
+        return ValueError(
+            f"attention {getattr(self, 'name', type(self).__name__)!r} cannot return attention "
+            f"weights: {self.no_weights_reason}, so there is no N x N map that its output is "
+            f"computed from. Variants with exact maps: {', '.join(able)}."
+        )
 
     def split_heads(self, x: torch.Tensor, n_heads: int | None = None) -> torch.Tensor:
         """``(B, N, h*d)`` -> ``(B, h, N, d)``."""
@@ -75,30 +112,6 @@ class MultiHeadProjections(nn.Module):
         return self.split_heads(nn.functional.linear(x, w, b), n_heads=len(heads))
 
 
-class BetaMixin:
-    """The ``beta`` of Attention-BN: a plain float, or a learnable scalar (Table 11 of 000).
-
-    A fixed beta is not a buffer, so it does not enter the state dict and state dicts stay
-    interchangeable with ``softmax``.
-    """
-
-    def _init_beta(self, beta: float, learn_beta: bool, standardize: bool) -> None:
-        if isinstance(beta, bool) or not isinstance(beta, numbers.Real) or not math.isfinite(beta):
-            raise ValueError(f"beta must be a finite real number (typical 0.1-1.2), got {beta!r}.")
-        self.bn_standardize = bool(standardize)
-        self.learn_beta = bool(learn_beta)
-        if self.learn_beta:
-            self.beta = nn.Parameter(torch.tensor(float(beta)))
-        else:
-            self.beta = float(beta)
-
-
-def check_positive_int(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or int(value) < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}.")
-    return int(value)
-
-
 def default_scales(n_heads: int) -> tuple[int, ...]:
     """Per-head pooling factors: four resolutions doubling across heads, as in the papers.
 
@@ -130,3 +143,25 @@ def check_scales(scales: Sequence[int] | None, n_heads: int, name: str = "scales
             )
         out.append(int(s))
     return tuple(out)
+
+
+def scale_presets(n_heads: int) -> list[str]:
+    """Per-head pooling factors to choose from, as ``"1,1,2,2,4,4,8,8"``-style strings.
+
+    Factors double across the heads up to a top factor of 2, 4, 8 or 16 (``8`` with 8 heads is the
+    papers' ``(1, 1, 2, 2, 4, 4, 8, 8)``, 001 J.1); the first head always keeps full resolution.
+    The tuning space of ``scales``; strings, because Optuna's categorical choices must be scalars.
+    """
+    if isinstance(n_heads, bool) or not isinstance(n_heads, numbers.Integral) or n_heads < 1:
+        raise ValueError(f"n_heads must be a positive integer, got {n_heads!r}.")
+    out: list[str] = []
+    for top in (2, 4, 8, 16):
+        steps = math.log2(top)
+        if n_heads == 1:
+            scales: tuple[int, ...] = (top,)
+        else:
+            scales = tuple(2 ** math.floor(h * steps / (n_heads - 1) + 0.5) for h in range(n_heads))
+        text = ",".join(map(str, scales))
+        if text not in out:
+            out.append(text)
+    return out

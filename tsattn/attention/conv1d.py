@@ -18,10 +18,20 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from tsattn.attention.base import check_positive_int
-from tsattn.attention.functional import softmax_attention
+from tsattn._validation import POSITIVE_INT
+from tsattn.attention.hyperparameters import Choice, HyperParameter
 from tsattn.attention.registry import register_attention
 from tsattn.attention.softmax import SoftmaxAttention
+
+KERNEL_SIZE = HyperParameter(
+    "kernel_size",
+    default=5,
+    type="int",
+    doc="Taps of the depthwise kernel shared by queries and keys along time (5: the LRA setting of "
+    "000 J.2). Any positive integer; an even size pads one more step on the right.",
+    constraint=(POSITIVE_INT,),
+    space=Choice((3, 5, 7, 9)),
+)
 
 
 @register_attention("conv1d")
@@ -30,17 +40,20 @@ class Conv1dAttention(SoftmaxAttention):
 
     Parameters
     ----------
-    kernel_size : taps of the shared depthwise kernel along time (default 5, the LRA setting of
-        000 J.2). Any positive integer; an even size pads one more step on the right.
+    kernel_size : see :data:`KERNEL_SIZE`.
 
     Shapes: ``forward(x (B, N, d_model), mask (B, N) | None) -> (B, N, d_model)``.
     """
 
+    hyperparameters = (KERNEL_SIZE,)
+    summary = "Attention-Conv1D: queries and keys convolved along time (000 Def. 4)"
+
     def __init__(
-        self, d_model: int, n_heads: int, *, dropout: float = 0.0, kernel_size: int = 5
+        self, d_model: int, n_heads: int, *, dropout: float = 0.0,
+        kernel_size: int = KERNEL_SIZE.default,
     ) -> None:
         super().__init__(d_model, n_heads, dropout=dropout)
-        self.kernel_size = check_positive_int("kernel_size", kernel_size)
+        self.kernel_size = KERNEL_SIZE.check(kernel_size)
         weight = torch.zeros(self.kernel_size)
         weight[(self.kernel_size - 1) // 2] = 1.0
         self.conv_weight = nn.Parameter(weight)
@@ -56,8 +69,7 @@ class Conv1dAttention(SoftmaxAttention):
         # contiguous: SDPA's fused CPU kernel needs unit stride on the feature axis (else math path)
         return F.conv1d(y, w, groups=d).transpose(1, 2).contiguous()
 
-    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+    def queries_keys(self, x, mask):  # noqa: D102 - convolved along time; values are not
         q = self.split_heads(self.conv_time(self.q_proj(x), mask))
         k = self.split_heads(self.conv_time(self.k_proj(x), mask))
-        v = self.project_heads(self.v_proj, x)
-        return self.out_proj(self.merge_heads(softmax_attention(q, k, v, mask, self.dropout_p)))
+        return q, k

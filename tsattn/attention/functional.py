@@ -47,15 +47,14 @@ __all__ = [
 ]
 
 
-#: On the CPU, PyTorch's fused SDPA kernel trains far slower with heads of 8 or fewer dimensions than
-#: with the same heads zero-padded to 16 (PyTorch 2.13, float32: 1.49x for d=8 at N=315, 1.38x at
-#: N=1024; ``scripts/bench_sdpa_head_padding.py``, ``docs/results/sdpa_head_padding/``), so
-#: :func:`sdpa` pads such heads to this width when training ...
+#: On the CPU, PyTorch's fused SDPA kernel trains markedly slower with heads of 8 or fewer
+#: dimensions than with the same heads zero-padded to 16 (``tsattn bench sdpa-padding``, committed
+#: in ``docs/results/sdpa_head_padding/``), so :func:`sdpa` pads such heads to this width when
+#: training ...
 PAD_HEAD_DIM = 16
-#: ... heads of at most this many dimensions (at 12 padding measured 1.00-1.15x) ...
+#: ... heads of at most this many dimensions (wider heads gain nothing measurable) ...
 PAD_MAX_HEAD_DIM = 8
-#: ... on at least this many scores per head (``Nq * Nk``): below it padding measured 0.50-0.98x for
-#: heads of 2-4 dimensions (0.96-1.26x for 8).
+#: ... on at least this many scores per head (``Nq * Nk``): below it padding was measured slower.
 PAD_MIN_SCORES = 128 * 128
 _head_padding_enabled = True
 
@@ -84,8 +83,8 @@ def pads_head_dim(
     True for a float32 CPU call outside autocast that will be differentiated, with head dimensions
     of at most :data:`PAD_MAX_HEAD_DIM`, no attention dropout (dropout leaves the fused kernel
     anyway) and ``Nq * Nk >= PAD_MIN_SCORES``. Everything else keeps the plain call: GPUs, short
-    series, bfloat16 (measured 0.89x padded), and inference, where the gain is smaller (1.06x at
-    d=8, N=315) and the padded copies would raise the peak memory ``tsattn profile`` reports.
+    series, bfloat16 (slower padded), and inference, where the gain is small and the padded copies
+    would raise the peak memory ``tsattn profile`` reports (``docs/results/sdpa_head_padding/``).
     """
     return (
         _head_padding_enabled
@@ -462,3 +461,4 @@ def upsample_time(x: torch.Tensor, scale: int, n: int) -> torch.Tensor:
     if scale == 1:
         return x[..., :n, :]
     return x.repeat_interleave(scale, dim=-2)[..., :n, :]
+

@@ -13,10 +13,15 @@ There are no attention weights to drop out, so ``dropout`` has no effect in this
 from __future__ import annotations
 
 from tsattn.attention.batch_norm import BatchNormAttention
-from tsattn.attention.functional import linear_attention, linear_bn_attention
+from tsattn.attention.functional import (
+    bn_recenter,
+    linear_attention,
+    linear_bn_attention,
+)
 from tsattn.attention.registry import register_attention
 from tsattn.attention.scaled_heads import BatchNormScaledHeadAttention, ScaledHeadAttention
 from tsattn.attention.softmax import SoftmaxAttention
+from tsattn.attention.weights import linear_weights
 
 
 @register_attention("linear")
@@ -29,8 +34,13 @@ class LinearAttention(SoftmaxAttention):
     dropout : accepted for a uniform signature; unused (no attention matrix is formed).
     """
 
+    summary = "linear attention, feature map elu + 1, O(N) (001 Sec. 2.2.1, Katharopoulos 2020)"
+
     def kernel(self, q, k, v, mask):  # noqa: D102
         return linear_attention(q, k, v, mask)
+
+    def kernel_weights(self, q, k, mask):  # noqa: D102
+        return linear_weights(q, k, mask)
 
 
 @register_attention("linear_bn")
@@ -42,8 +52,13 @@ class LinearBatchNormAttention(BatchNormAttention):
     beta, bn_standardize, learn_beta : as in ``bn`` (``beta=0`` gives ``linear``).
     """
 
+    summary = "linear Attention-BN: phi(q - beta*mu) . phi(k - beta*mu) (001 end of Sec. 2.3)"
+
     def kernel(self, q, k, v, mask):  # noqa: D102
         return linear_bn_attention(q, k, v, self.beta, mask, self.bn_standardize)
+
+    def kernel_weights(self, q, k, mask):  # noqa: D102
+        return linear_weights(*bn_recenter(q, k, self.beta, mask, self.bn_standardize), mask)
 
 
 @register_attention("linear_sh")
@@ -55,8 +70,13 @@ class LinearScaledHeadAttention(ScaledHeadAttention):
     scales : as in ``sh``.
     """
 
+    summary = "linear Attention-SH: the linear kernel on scaled heads (001 Table 5)"
+
     def kernel(self, q, k, v, mask, scale=1):  # noqa: D102
         return linear_attention(q, k, v, mask)
+
+    def kernel_weights(self, q, k, mask, scale=1):  # noqa: D102
+        return linear_weights(q, k, mask)
 
 
 @register_attention("linear_bn_sh")
@@ -69,5 +89,10 @@ class LinearBatchNormScaledHeadAttention(BatchNormScaledHeadAttention):
     beta, bn_standardize, learn_beta : as in ``bn``.
     """
 
+    summary = "linear Attention-BN+SH (001 Table 5)"
+
     def kernel(self, q, k, v, mask, scale=1):  # noqa: D102
         return linear_bn_attention(q, k, v, self.beta, mask, self.bn_standardize)
+
+    def kernel_weights(self, q, k, mask, scale=1):  # noqa: D102
+        return linear_weights(*bn_recenter(q, k, self.beta, mask, self.bn_standardize), mask)

@@ -28,9 +28,29 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from tsattn.attention.base import MultiHeadProjections, check_positive_int
+from tsattn._validation import POSITIVE_INT
+from tsattn.attention.base import MultiHeadProjections
 from tsattn.attention.functional import sdpa
+from tsattn.attention.hyperparameters import Choice, HyperParameter
 from tsattn.attention.registry import register_attention
+
+WINDOW = HyperParameter(
+    "window",
+    default=8,
+    type="int",
+    doc="Segment length ``w`` of the short-term attention; each query sees its segment and "
+    "``w // 2`` steps on either side (8: 003 Table 1, LRA).",
+    constraint=(POSITIVE_INT,),
+    space=Choice((4, 8, 16, 32)),
+)
+RANK = HyperParameter(
+    "rank",
+    default=32,
+    type="int",
+    doc="Number ``r`` of dynamically projected (long-range) keys and values per head (32: 003).",
+    constraint=(POSITIVE_INT,),
+    space=Choice((8, 16, 32, 64)),
+)
 
 
 @register_attention("long_short")
@@ -39,12 +59,14 @@ class LongShortAttention(MultiHeadProjections):
 
     Parameters
     ----------
-    window : segment length ``w`` of the sliding-window (short-term) attention; each query sees its
-        segment and ``w // 2`` steps on either side. Default 8 (003 Table 1, LRA).
-    rank : number ``r`` of dynamically projected (long-range) keys/values per head. Default 32.
+    window, rank : see :data:`WINDOW` and :data:`RANK`.
 
     Shapes: ``forward(x (B, N, d_model), mask (B, N) | None) -> (B, N, d_model)``.
     """
+
+    hyperparameters = (WINDOW, RANK)
+    no_weights_reason = "its long-range keys and values are LayerNorm-ed mixtures of every step"
+    summary = "Transformer-LS: sliding-window plus dynamically projected keys, DualLN (003 Eq. 3-7)"
 
     def __init__(
         self,
@@ -52,12 +74,12 @@ class LongShortAttention(MultiHeadProjections):
         n_heads: int,
         *,
         dropout: float = 0.0,
-        window: int = 8,
-        rank: int = 32,
+        window: int = WINDOW.default,
+        rank: int = RANK.default,
     ) -> None:
         super().__init__(d_model, n_heads, dropout)
-        self.window = check_positive_int("window", window)
-        self.rank = check_positive_int("rank", rank)
+        self.window = WINDOW.check(window)
+        self.rank = RANK.check(rank)
         self.proj_weight = nn.Parameter(
             torch.randn(n_heads, self.head_dim, self.rank) / math.sqrt(self.head_dim)
         )
@@ -74,7 +96,11 @@ class LongShortAttention(MultiHeadProjections):
         p = torch.softmax(scores, dim=2)  # normalised over the N steps
         return self.ln_global(p.transpose(-2, -1) @ k), self.ln_global(p.transpose(-2, -1) @ v)
 
-    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+    def forward(
+        self, x: torch.Tensor, mask: torch.Tensor | None = None, need_weights: bool = False
+    ) -> torch.Tensor:
+        if need_weights:
+            raise self.weights_unavailable()
         b, n, _ = x.shape
         q = self.project_heads(self.q_proj, x)
         k = self.ln_local(self.project_heads(self.k_proj, x))

@@ -19,14 +19,33 @@ from collections.abc import Sequence
 
 import torch
 
-from tsattn.attention.base import MultiHeadProjections, check_scales
+from tsattn.attention.base import MultiHeadProjections, check_scales, scale_presets
 from tsattn.attention.functional import (
     linear_attention,
     pool_time,
     softmax_attention,
     upsample_time,
 )
+from tsattn.attention.hyperparameters import Choice, HyperParameter
 from tsattn.attention.registry import register_attention
+from tsattn.attention.weights import linear_weights, softmax_weights, spread_pooled_keys
+
+QUERY_SCALES = HyperParameter(
+    "scales",
+    default=None,
+    type="tuple of int",
+    doc="Per-head query (output) scales ``s_h``; default ``(1, 1, 2, 2, 4, 4, 8, 8)`` for 8 heads "
+    "(004 Sec. 3.1), ``(1, 2)`` for 2 heads (Sec. 3.2, 4.1).",
+    constraint=(tuple, list),
+    space=Choice(scale_presets),
+)
+KEY_SCALES = HyperParameter(
+    "key_scales",
+    default=None,
+    type="tuple of int",
+    doc="Per-head key/value scales ``s'_h`` of ``mrs``; default equal to ``scales`` (as in 004).",
+    constraint=(tuple, list),
+)
 
 
 @register_attention("mrs")
@@ -35,12 +54,14 @@ class MultiresolutionHeadAttention(MultiHeadProjections):
 
     Parameters
     ----------
-    scales : per-head query (output) scales ``s_h``; default ``(1, 1, 2, 2, 4, 4, 8, 8)`` for 8 heads
-        (004 Sec. 3.1), ``(1, 2)`` for 2 heads (Sec. 3.2, 4.1).
-    key_scales : per-head key/value scales ``s'_h``; default equal to ``scales`` (as in 004).
+    scales, key_scales : see :data:`QUERY_SCALES` and :data:`KEY_SCALES`.
 
     Shapes: ``forward(x (B, N, d_model), mask (B, N) | None) -> (B, N, d_model)``.
     """
+
+    hyperparameters = (QUERY_SCALES, KEY_SCALES)
+    supports_weights = True
+    summary = "MrsFormer: per-head query and key scales, upsampled outputs (004 Eq. 16-17)"
 
     def __init__(
         self,
@@ -48,8 +69,8 @@ class MultiresolutionHeadAttention(MultiHeadProjections):
         n_heads: int,
         *,
         dropout: float = 0.0,
-        scales: Sequence[int] | None = None,
-        key_scales: Sequence[int] | None = None,
+        scales: Sequence[int] | None = QUERY_SCALES.default,
+        key_scales: Sequence[int] | None = KEY_SCALES.default,
     ) -> None:
         super().__init__(d_model, n_heads, dropout)
         self.scales = check_scales(scales, n_heads)
@@ -64,7 +85,12 @@ class MultiresolutionHeadAttention(MultiHeadProjections):
     def kernel(self, q, k, v, mask):  # noqa: D102 - coarse (B,h,Nq_s,d) queries, (B,h,Nk_s,d) keys
         return softmax_attention(q, k, v, mask, self.dropout_p)
 
-    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+    def kernel_weights(self, q, k, mask):  # noqa: D102 - -> (B,h,Nq_s,Nk_s)
+        return softmax_weights(q, k, mask)
+
+    def forward(
+        self, x: torch.Tensor, mask: torch.Tensor | None = None, need_weights: bool = False
+    ) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor]:
         n = x.shape[1]
         pooled: dict[int, tuple[torch.Tensor, torch.Tensor | None]] = {}
 
@@ -75,17 +101,26 @@ class MultiresolutionHeadAttention(MultiHeadProjections):
 
         # As in the scaled heads: each group's output goes straight into one (B, H, N, d) tensor
         # and the group's tensors are freed before the next group allocates.
+        # With need_weights, a head's coarse weights become weights on the original steps: each
+        # query step takes its window's row (the output is upsampled the same way) and each pooled
+        # key's weight is shared among the real steps of its window.
         out = x.new_empty(x.shape[0], self.n_heads, n, self.head_dim)
+        weights = x.new_zeros(x.shape[0], self.n_heads, n, n) if need_weights else None
         for s, sk, heads in self.groups:
             xq, _ = pool(s)
             xk, mk = pool(sk)
             q = self.project_heads(self.q_proj, xq, heads)
             k = self.project_heads(self.k_proj, xk, heads)
             v = self.project_heads(self.v_proj, xk, heads)
-            o = upsample_time(self.kernel(q, k, v, mk), s, n)
-            out[:, list(heads)] = o
+            if weights is None:
+                o = self.kernel(q, k, v, mk)
+            else:
+                w = self.kernel_weights(q, k, mk)
+                o = self.attend(w, v)
+                weights[:, list(heads)] = spread_pooled_keys(upsample_time(w, s, n), sk, mask, n)
+            out[:, list(heads)] = upsample_time(o, s, n)
             del q, k, v, o
-        return self.out_proj(self.merge_heads(out))
+        return self.with_weights(self.out_proj(self.merge_heads(out)), weights, mask)
 
 
 @register_attention("mrs_linear")
@@ -97,5 +132,10 @@ class MultiresolutionHeadLinearAttention(MultiresolutionHeadAttention):
     scales, key_scales : as in ``mrs``. ``dropout`` is unused (no attention matrix).
     """
 
+    summary = "MrsFormer with the linear kernel (004 Table 5)"
+
     def kernel(self, q, k, v, mask):  # noqa: D102
         return linear_attention(q, k, v, mask)
+
+    def kernel_weights(self, q, k, mask):  # noqa: D102
+        return linear_weights(q, k, mask)

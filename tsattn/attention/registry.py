@@ -1,34 +1,45 @@
-"""The registry of named attention variants.
+"""The registry of named attention variants, and the resolved attention spec.
 
 A variant is an :class:`torch.nn.Module` class registered with :func:`register_attention`. Its
 constructor takes ``d_model`` and ``n_heads`` positionally, ``dropout`` by keyword, and its own
-hyperparameters as keyword arguments with defaults; the registry reads those from the signature, so a
-variant declares its hyperparameters exactly once.
+hyperparameters as keyword arguments; the class lists their declarations in ``hyperparameters``
+(:class:`~tsattn.attention.hyperparameters.HyperParameter`) and describes itself in one line in
+``summary``. The registry reads those declarations, never the signature, so a variant declares its
+hyperparameters exactly once.
+
+:func:`resolve_attention` turns a name and flat hyperparameters (``None``: the variant's default)
+into an :class:`AttentionSpec`, warning about values the variant ignores; a network builds every
+layer from that spec without resolving it again.
 """
 
 from __future__ import annotations
 
 import difflib
-import inspect
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from numbers import Integral
 from typing import Any
 
 from torch import nn
 
+from tsattn.attention.hyperparameters import HyperParameter
+
 __all__ = [
+    "AttentionSpec",
     "register_attention",
     "list_attention",
     "get_attention_class",
     "attention_hyperparameters",
     "all_hyperparameters",
+    "hyperparameter_declarations",
     "build_attention",
-    "resolve_hyperparameters",
+    "resolve_attention",
     "check_model_size",
+    "variants_table",
 ]
 
 _REGISTRY: dict[str, type[nn.Module]] = {}
-_COMMON = ("self", "d_model", "n_heads", "dropout")
 
 
 def register_attention(name: str) -> Callable[[type[nn.Module]], type[nn.Module]]:
@@ -60,60 +71,67 @@ def get_attention_class(name: str) -> type[nn.Module]:
     return _REGISTRY[name]
 
 
+def _declared(name: str) -> tuple[HyperParameter, ...]:
+    return tuple(getattr(get_attention_class(name), "hyperparameters", ()))
+
+
 def attention_hyperparameters(name: str) -> dict[str, Any]:
-    """The hyperparameters of variant ``name`` with their defaults (read from its signature)."""
-    sig = inspect.signature(get_attention_class(name).__init__)
-    return {
-        p.name: p.default
-        for p in sig.parameters.values()
-        if p.name not in _COMMON and p.kind is p.KEYWORD_ONLY
-    }
+    """The hyperparameters of variant ``name`` with their defaults."""
+    return {hp.name: hp.default for hp in _declared(name)}
 
 
 def all_hyperparameters() -> dict[str, list[str]]:
     """Every hyperparameter name used by some variant, mapped to the variants that use it."""
     users: dict[str, list[str]] = {}
     for name in list_attention():
-        for hp in attention_hyperparameters(name):
-            users.setdefault(hp, []).append(name)
+        for hp in _declared(name):
+            users.setdefault(hp.name, []).append(name)
     return users
 
 
-def build_attention(
-    name: str, d_model: int, n_heads: int, *, dropout: float = 0.0, **hyper: Any
-) -> nn.Module:
-    """Build attention variant ``name``.
+def hyperparameter_declarations() -> dict[str, dict[HyperParameter, list[str]]]:
+    """Every declaration, by hyperparameter name: ``{name: {declaration: [variants]}}``.
 
-    Parameters
-    ----------
-    name : a name from :func:`list_attention`.
-    d_model, n_heads : model width and number of heads (``d_model % n_heads == 0``).
-    dropout : dropout on the attention weights (training only).
-    **hyper : variant hyperparameters. ``None`` means the variant's default. A value for a
-        hyperparameter that this variant does not use warns (it would be silently ignored otherwise);
-        a name no variant uses raises.
-
-    Returns
-    -------
-    module : called as ``module(x, mask=None)`` with ``x`` ``(B, N, d_model)`` and ``mask`` ``(B, N)``
-        bool (True = real step); returns ``(B, N, d_model)``.
+    One name usually has one declaration (``beta`` is declared in ``batch_norm.py`` and imported by
+    every BN variant); ``scales`` has two, the scaled heads' and MrsFormer's query scales.
     """
-    cls = get_attention_class(name)
-    check_model_size(d_model, n_heads)
-    kwargs = resolve_hyperparameters(name, hyper, stacklevel=3)
-    return cls(d_model, n_heads, dropout=dropout, **kwargs)
+    out: dict[str, dict[HyperParameter, list[str]]] = {}
+    for name in list_attention():
+        for hp in _declared(name):
+            out.setdefault(hp.name, {}).setdefault(hp, []).append(name)
+    return out
 
 
-def resolve_hyperparameters(name: str, hyper: dict[str, Any], stacklevel: int = 2) -> dict[str, Any]:
-    """Keep the hyperparameters that variant ``name`` uses.
+@dataclass(frozen=True)
+class AttentionSpec:
+    """A variant and the value of every one of its hyperparameters: all a layer needs.
 
-    ``None`` values mean "the variant's default" and are dropped; a value the variant does not use
-    warns (naming the variants that do); a name that no variant uses raises a ``ValueError``.
+    Made by :func:`resolve_attention`; ``build`` constructs a layer from it without checking the
+    names again, so a network resolves once and builds ``n_layers`` layers.
+    """
+
+    name: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+    def build(self, d_model: int, n_heads: int, dropout: float = 0.0) -> nn.Module:
+        """A new layer: ``module(x (B, N, d_model), mask (B, N) | None) -> (B, N, d_model)``."""
+        cls = get_attention_class(self.name)
+        return cls(int(d_model), int(n_heads), dropout=float(dropout), **self.params)
+
+
+def resolve_attention(
+    name: str, hyper: Mapping[str, Any] | None = None, stacklevel: int = 2
+) -> AttentionSpec:
+    """The :class:`AttentionSpec` of variant ``name`` with flat hyperparameters ``hyper``.
+
+    ``None`` values mean "the variant's default". A value for a hyperparameter that the variant does
+    not use warns (naming the variants that do); a name no variant uses raises a ``ValueError``.
+    Values are checked when a layer is built (some checks need ``d_model`` and ``n_heads``).
     """
     own = attention_hyperparameters(name)
     known = all_hyperparameters()
-    kwargs = {}
-    for key, value in hyper.items():
+    params = dict(own)
+    for key, value in (hyper or {}).items():
         if value is None:
             continue
         if key not in known:
@@ -131,17 +149,52 @@ def resolve_hyperparameters(name: str, hyper: dict[str, Any], stacklevel: int = 
                 stacklevel=stacklevel + 1,
             )
             continue
-        kwargs[key] = value
-    return kwargs
+        params[key] = value
+    return AttentionSpec(name, params)
+
+
+def build_attention(
+    name: str, d_model: int, n_heads: int, *, dropout: float = 0.0, **hyper: Any
+) -> nn.Module:
+    """Build attention variant ``name``.
+
+    Parameters
+    ----------
+    name : a name from :func:`list_attention`.
+    d_model, n_heads : model width and number of heads (``d_model % n_heads == 0``).
+    dropout : dropout on the attention weights (training only).
+    **hyper : variant hyperparameters, as :func:`resolve_attention` takes them.
+
+    Returns
+    -------
+    module : called as ``module(x, mask=None)`` with ``x`` ``(B, N, d_model)`` and ``mask`` ``(B, N)``
+        bool (True = real step); returns ``(B, N, d_model)``.
+    """
+    check_model_size(d_model, n_heads)
+    return resolve_attention(name, hyper, stacklevel=3).build(d_model, n_heads, dropout)
 
 
 def check_model_size(d_model: Any, n_heads: Any) -> None:
     """Raise a ``ValueError`` unless ``d_model`` and ``n_heads`` are positive with ``d_model % n_heads == 0``."""
     for label, value in (("d_model", d_model), ("n_heads", n_heads)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        if isinstance(value, bool) or not isinstance(value, Integral) or value < 1:
             raise ValueError(f"{label} must be a positive integer, got {value!r}.")
     if d_model % n_heads:
         raise ValueError(
             f"d_model={d_model} is not divisible by n_heads={n_heads}: each head gets "
             f"d_model / n_heads features. Choose e.g. d_model={n_heads * max(1, round(d_model / n_heads))}."
         )
+
+
+def variants_table() -> str:
+    """The README's table of variants (markdown), from the classes' ``summary`` and declarations."""
+    lines = ["| name | what | hyperparameters (default) | attention maps |", "|---|---|---|---|"]
+    for name in list_attention():
+        cls = get_attention_class(name)
+        hypers = ", ".join(
+            f"`{hp.name}`" + ("" if hp.default is None else f" ({hp.default})")
+            for hp in _declared(name)
+        )
+        maps = "yes" if getattr(cls, "supports_weights", False) else "no"
+        lines.append(f"| `{name}` | {cls.summary} | {hypers or '-'} | {maps} |")
+    return "\n".join(lines) + "\n"

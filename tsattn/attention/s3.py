@@ -16,8 +16,8 @@ A whole attention block on the tokens ``X`` ``(B, N, D)``:
    time and features swapped). The output projection is the ``W_O`` of the surrounding attention
    layer in 002's code base; Algorithm 1 itself returns the LayerNorm average.
 
-Length. ``L`` has one row per frequency, so it needs a length at construction: ``max_len`` (default
-512). A series with ``N <= max_len`` steps is zero-padded to ``max_len`` before the rFFT and the
+Length. ``L`` has one row per frequency, so it needs a length at construction: ``max_len``
+(:data:`MAX_LEN`). A series with ``N <= max_len`` steps is zero-padded to ``max_len`` before the rFFT and the
 result is truncated back to ``N``, exactly as Algorithm 2's ``rfft(u, n=seq_len)``; ``N > max_len``
 raises. The estimators set ``max_len`` from the training data (see ``TSClassifier``).
 
@@ -47,11 +47,48 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from tsattn.attention.base import MultiHeadProjections, check_positive_int
+from tsattn._validation import POSITIVE_INT
+from tsattn.attention.base import MultiHeadProjections
 from tsattn.attention.functional import sdpa
+from tsattn.attention.hyperparameters import Choice, HyperParameter
 from tsattn.attention.registry import register_attention
-from tsattn.nn.dropout import Dropout
-from tsattn.nn.norm import MaskedBatchNorm1d
+from tsattn.layers import Dropout, MaskedBatchNorm1d
+
+R = HyperParameter(
+    "r",
+    default=8,
+    type="int",
+    doc="Number of segment averages over the hidden dimension in the smoother (must divide "
+    "``d_model``; 8: 002 Table 8).",
+    constraint=(POSITIVE_INT,),
+    space=Choice((4, 8, 16)),  # 002 Table 6a: best at 8 or 16
+)
+S1 = HyperParameter(
+    "s1",
+    default=8,
+    type="int",
+    doc="Number of sampled time steps (token sampling); ``s1 >= n`` uses every real step.",
+    constraint=(POSITIVE_INT,),
+    space=Choice((4, 8, 16, 32)),
+)
+S2 = HyperParameter(
+    "s2",
+    default=8,
+    type="int",
+    doc="Number of sampled feature columns per head; ``s2 >= head_dim`` uses every column.",
+    constraint=(POSITIVE_INT,),
+    space=Choice((4, 8, 16)),
+)
+MAX_LEN = HyperParameter(
+    "max_len",
+    default=512,
+    type="int",
+    doc="Longest series ``s3`` is built for (its Fourier filter has ``max_len // 2 + 1`` rows; "
+    "shorter series are zero-padded to it). The estimators set it from the training data: the "
+    "training length for equal-length data, else the longer of 512 and the longest series; the "
+    "forecaster, the number of tokens of a window.",
+    constraint=(POSITIVE_INT,),
+)
 
 
 class Smoother(nn.Module):
@@ -70,7 +107,11 @@ class Smoother(nn.Module):
         self.norm = MaskedBatchNorm1d(d_model)
         self.dropout = Dropout(dropout)
 
-    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+    def forward(
+        self, x: torch.Tensor, mask: torch.Tensor | None = None, need_weights: bool = False
+    ) -> torch.Tensor:
+        if need_weights:
+            raise self.weights_unavailable()
         b, n, d = x.shape
         if n > self.max_len:
             raise ValueError(
@@ -96,16 +137,14 @@ class S3Attention(MultiHeadProjections):
 
     Parameters
     ----------
-    r : number of segment averages over the hidden dimension in the smoother (``d_model % r == 0``).
-        Default 8 (002 Table 8).
-    s1 : number of sampled time steps (token sampling). Default 8; ``s1 >= n`` uses every real step.
-    s2 : number of sampled feature columns per head (feature sampling). Default 8; ``s2 >= head_dim``
-        uses every column.
-    max_len : longest series the Fourier filter covers (its frequencies are those of length
-        ``max_len``); shorter series are zero-padded to it. Default 512.
+    r, s1, s2, max_len : see :data:`R`, :data:`S1`, :data:`S2`, :data:`MAX_LEN`.
 
     Shapes: ``forward(x (B, N, d_model), mask (B, N) | None) -> (B, N, d_model)``.
     """
+
+    hyperparameters = (R, S1, S2, MAX_LEN)
+    no_weights_reason = "its output averages two LayerNorm-ed branches (sampled steps and sampled feature columns)"
+    summary = "S3Attention: Fourier smoother, then sampled rows and columns (002 Algorithms 1-2)"
 
     def __init__(
         self,
@@ -113,22 +152,22 @@ class S3Attention(MultiHeadProjections):
         n_heads: int,
         *,
         dropout: float = 0.0,
-        r: int = 8,
-        s1: int = 8,
-        s2: int = 8,
-        max_len: int = 512,
+        r: int = R.default,
+        s1: int = S1.default,
+        s2: int = S2.default,
+        max_len: int = MAX_LEN.default,
     ) -> None:
         super().__init__(d_model, n_heads, dropout)
-        self.r = check_positive_int("r", r)
+        self.r = R.check(r)
         if d_model % self.r:
             divisors = [c for c in range(1, d_model + 1) if d_model % c == 0]
             raise ValueError(
                 f"r={r} must divide d_model={d_model} (the hidden dimension is cut into r equal "
                 f"segments). Choose one of {divisors}."
             )
-        self.s1 = check_positive_int("s1", s1)
-        self.s2 = check_positive_int("s2", s2)
-        self.max_len = check_positive_int("max_len", max_len)
+        self.s1 = S1.check(s1)
+        self.s2 = S2.check(s2)
+        self.max_len = MAX_LEN.check(max_len)
         self.smoother = Smoother(d_model, self.r, self.max_len, self.dropout)
         self.ln1 = nn.LayerNorm(d_model)
         self.ln2 = nn.LayerNorm(d_model)
@@ -152,7 +191,11 @@ class S3Attention(MultiHeadProjections):
         positions = real_positions.gather(1, ranks.clamp(max=n - 1))
         return positions, None if bool(valid.all()) else valid
 
-    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+    def forward(
+        self, x: torch.Tensor, mask: torch.Tensor | None = None, need_weights: bool = False
+    ) -> torch.Tensor:
+        if need_weights:
+            raise self.weights_unavailable()
         b, n, _ = x.shape
         h = self.smoother(x, mask)
         q = self.project_heads(self.q_proj, h)

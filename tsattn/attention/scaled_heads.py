@@ -16,9 +16,27 @@ from collections.abc import Sequence
 
 import torch
 
-from tsattn.attention.base import BetaMixin, MultiHeadProjections, check_scales
-from tsattn.attention.functional import bn_attention, pool_time, softmax_attention
+from tsattn.attention.base import MultiHeadProjections, check_scales, scale_presets
+from tsattn.attention.batch_norm import BETA, BN_STANDARDIZE, LEARN_BETA, BetaMixin
+from tsattn.attention.functional import (
+    bn_attention,
+    pool_time,
+    softmax_attention,
+)
+from tsattn.attention.hyperparameters import Choice, HyperParameter
 from tsattn.attention.registry import register_attention
+from tsattn.attention.weights import softmax_weights, spread_pooled_keys
+
+SCALES = HyperParameter(
+    "scales",
+    default=None,
+    type="tuple of int",
+    doc="One pooling factor per head for the keys and values; default four resolutions doubling "
+    "across heads, ``(1, 1, 2, 2, 4, 4, 8, 8)`` for 8 heads (001 J.1) and ``(1, 2)`` for 2 (J.2). "
+    "A length not divisible by a scale keeps a last, shorter window.",
+    constraint=(tuple, list),
+    space=Choice(scale_presets),
+)
 
 
 @register_attention("sh")
@@ -27,12 +45,16 @@ class ScaledHeadAttention(MultiHeadProjections):
 
     Parameters
     ----------
-    scales : one positive integer pooling factor per head; default four resolutions doubling across
-        heads, ``(1, 1, 2, 2, 4, 4, 8, 8)`` for 8 heads (001 J.1) and ``(1, 2)`` for 2 heads (J.2).
-        A length not divisible by a scale keeps a last, shorter window.
+    scales : see :data:`SCALES`.
 
-    Shapes: ``forward(x (B, N, d_model), mask (B, N) | None) -> (B, N, d_model)``.
+    Shapes: ``forward(x (B, N, d_model), mask (B, N) | None) -> (B, N, d_model)``; with
+    ``need_weights=True`` also the weights ``(B, n_heads, N, N)`` on the original steps (a pooled
+    key's weight shared equally among the real steps of its window, the weight their values get).
     """
+
+    hyperparameters = (SCALES,)
+    supports_weights = True
+    summary = "Attention-SH: head s attends to keys/values pooled by scales[s] (001 Eq. 25, Remark 5)"
 
     def __init__(
         self,
@@ -40,7 +62,7 @@ class ScaledHeadAttention(MultiHeadProjections):
         n_heads: int,
         *,
         dropout: float = 0.0,
-        scales: Sequence[int] | None = None,
+        scales: Sequence[int] | None = SCALES.default,
     ) -> None:
         super().__init__(d_model, n_heads, dropout)
         self.scales = check_scales(scales, n_heads)
@@ -52,24 +74,35 @@ class ScaledHeadAttention(MultiHeadProjections):
     def kernel(self, q, k, v, mask, scale=1):  # noqa: D102 - scale: the keys' pooling factor
         return softmax_attention(q, k, v, mask, self.dropout_p)
 
-    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+    def kernel_weights(self, q, k, mask, scale=1):  # noqa: D102 - (B,h,N,d), (B,h,N_s,d) -> (B,h,N,N_s)
+        return softmax_weights(q, k, mask)
+
+    def forward(
+        self, x: torch.Tensor, mask: torch.Tensor | None = None, need_weights: bool = False
+    ) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor]:
         # One scale group at a time: its queries, pooled keys/values and output are the only
         # per-group tensors alive, and each output is written into one (B, H, N, d) tensor, so the
         # layer never holds all heads' queries next to a concatenated copy of the outputs.
         b, n, _ = x.shape
         out = x.new_empty(b, self.n_heads, n, self.head_dim)
+        weights = x.new_zeros(b, self.n_heads, n, n) if need_weights else None
         for scale, heads in self.groups:
             xs, ms = pool_time(x, scale, mask)
             q = self.project_heads(self.q_proj, x, heads)
             k = self.project_heads(self.k_proj, xs, heads)
             v = self.project_heads(self.v_proj, xs, heads)
-            o = self.kernel(q, k, v, ms, scale=scale)
+            if weights is None:
+                o = self.kernel(q, k, v, ms, scale=scale)
+            else:
+                w = self.kernel_weights(q, k, ms, scale=scale)
+                o = self.attend(w, v)
+                weights[:, list(heads)] = spread_pooled_keys(w, scale, mask, n)
             if _contiguous(heads):
                 out[:, heads[0] : heads[-1] + 1] = o
             else:
                 out[:, list(heads)] = o
             del xs, q, k, v, o  # free this group's tensors before the next group allocates
-        return self.out_proj(self.merge_heads(out))
+        return self.with_weights(self.out_proj(self.merge_heads(out)), weights, mask)
 
 
 @register_attention("bn_sh")
@@ -82,22 +115,28 @@ class BatchNormScaledHeadAttention(BetaMixin, ScaledHeadAttention):
     beta, bn_standardize, learn_beta : as in ``bn``.
     """
 
+    hyperparameters = (SCALES, BETA, BN_STANDARDIZE, LEARN_BETA)
+    summary = "Attention-BN+SH: scaled heads, each recentred by its pooled keys' mean (000 Eq. 51)"
+
     def __init__(
         self,
         d_model: int,
         n_heads: int,
         *,
         dropout: float = 0.0,
-        scales: Sequence[int] | None = None,
-        beta: float = 0.6,
-        bn_standardize: bool = False,
-        learn_beta: bool = False,
+        scales: Sequence[int] | None = SCALES.default,
+        beta: float = BETA.default,
+        bn_standardize: bool = BN_STANDARDIZE.default,
+        learn_beta: bool = LEARN_BETA.default,
     ) -> None:
         super().__init__(d_model, n_heads, dropout=dropout, scales=scales)
         self._init_beta(beta, learn_beta, bn_standardize)
 
     def kernel(self, q, k, v, mask, scale=1):  # noqa: D102
         return bn_attention(q, k, v, self.beta, mask, self.bn_standardize, dropout_p=self.dropout_p)
+
+    def kernel_weights(self, q, k, mask, scale=1):  # noqa: D102
+        return softmax_weights(self.bn_queries(q, k, mask), k, mask)
 
 
 def _contiguous(heads: tuple[int, ...]) -> bool:

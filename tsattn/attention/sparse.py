@@ -17,40 +17,66 @@ With all scales 1 this is exactly ``sparse``.
 
 from __future__ import annotations
 
-from tsattn.attention.base import check_positive_int
-from tsattn.attention.batch_norm import BatchNormAttention
-from tsattn.attention.functional import sparse_attention, sparse_bn_attention
+from tsattn._validation import POSITIVE_INT
+from tsattn.attention.batch_norm import BETA, BN_STANDARDIZE, LEARN_BETA, BatchNormAttention
+from tsattn.attention.functional import (
+    sparse_attention,
+    sparse_attn_mask,
+    sparse_bn_attention,
+)
+from tsattn.attention.hyperparameters import Choice, HyperParameter
 from tsattn.attention.registry import register_attention
-from tsattn.attention.scaled_heads import BatchNormScaledHeadAttention, ScaledHeadAttention
+from tsattn.attention.scaled_heads import (
+    SCALES,
+    BatchNormScaledHeadAttention,
+    ScaledHeadAttention,
+)
 from tsattn.attention.softmax import SoftmaxAttention
+from tsattn.attention.weights import softmax_weights
+
+BLOCK = HyperParameter(
+    "block",
+    default=None,
+    type="int",
+    doc="Length of the blocks of the fixed pattern, in time steps. ``None`` uses ``ceil(sqrt(n))`` "
+    "with ``n`` each sample's number of real steps, computed at forward time. A block at least "
+    "as long as the series gives full softmax attention. On a scaled head with pooling factor "
+    "``s`` the block covers ``ceil(block / s)`` pooled keys.",
+    constraint=(POSITIVE_INT,),
+    space=Choice((None, 8, 16, 32)),
+)
 
 
 class _BlockMixin:
     """The ``block`` hyperparameter: ``None`` (about ``sqrt(N)`` at forward time) or a positive int."""
 
     def _init_block(self, block: int | None) -> None:
-        self.block = None if block is None else check_positive_int("block", block)
+        self.block = None if block is None else BLOCK.check(block)
 
     def _pooled_block(self, scale: int) -> int | None:
         return None if self.block is None else -(-self.block // scale)
 
-
-_BLOCK_DOC = """block : length of the blocks of the fixed pattern, in time steps. ``None`` (default) uses
-        ``ceil(sqrt(n))`` with ``n`` each sample's number of real steps, computed at forward time.
-        A block at least as long as the series gives full softmax attention."""
+    def _pattern_weights(self, q, k, mask, scale: int = 1):
+        """Softmax weights restricted to the pattern (with the key padding) ``(B, h, Nq, Nk)``."""
+        block = self._pooled_block(scale)
+        allowed = sparse_attn_mask(q.shape[-2], k.shape[-2], mask, block, scale, q.device)
+        return softmax_weights(q, k, attn_mask=allowed)
 
 
 @register_attention("sparse")
 class SparseAttention(_BlockMixin, SoftmaxAttention):
-    __doc__ = f"""Sparse attention with Child et al.'s fixed pattern (bidirectional), through SDPA.
+    """Sparse attention with Child et al.'s fixed pattern (bidirectional), through SDPA.
 
     Parameters
     ----------
-    {_BLOCK_DOC}
+    block : see :data:`BLOCK`.
     """
 
+    hyperparameters = (BLOCK,)
+    summary = "softmax restricted to Child et al.'s fixed pattern, bidirectional (001 Eq. 16)"
+
     def __init__(
-        self, d_model: int, n_heads: int, *, dropout: float = 0.0, block: int | None = None
+        self, d_model: int, n_heads: int, *, dropout: float = 0.0, block: int | None = BLOCK.default
     ) -> None:
         super().__init__(d_model, n_heads, dropout=dropout)
         self._init_block(block)
@@ -58,16 +84,22 @@ class SparseAttention(_BlockMixin, SoftmaxAttention):
     def kernel(self, q, k, v, mask):  # noqa: D102
         return sparse_attention(q, k, v, mask, self.block, dropout_p=self.dropout_p)
 
+    def kernel_weights(self, q, k, mask):  # noqa: D102
+        return self._pattern_weights(q, k, mask)
+
 
 @register_attention("sparse_bn")
 class SparseBatchNormAttention(_BlockMixin, BatchNormAttention):
-    __doc__ = f"""Sparse Attention-BN: recentre by ``beta * mean(real keys)``, then the sparse pattern.
+    """Sparse Attention-BN: recentre by ``beta * mean(real keys)``, then the sparse pattern.
 
     Parameters
     ----------
-    {_BLOCK_DOC}
+    block : as in ``sparse``.
     beta, bn_standardize, learn_beta : as in ``bn`` (``beta=0`` gives ``sparse``).
     """
+
+    hyperparameters = (BLOCK, BETA, BN_STANDARDIZE, LEARN_BETA)
+    summary = "sparse Attention-BN (001 Table 10)"
 
     def __init__(
         self,
@@ -75,10 +107,10 @@ class SparseBatchNormAttention(_BlockMixin, BatchNormAttention):
         n_heads: int,
         *,
         dropout: float = 0.0,
-        block: int | None = None,
-        beta: float = 0.6,
-        bn_standardize: bool = False,
-        learn_beta: bool = False,
+        block: int | None = BLOCK.default,
+        beta: float = BETA.default,
+        bn_standardize: bool = BN_STANDARDIZE.default,
+        learn_beta: bool = LEARN_BETA.default,
     ) -> None:
         super().__init__(
             d_model, n_heads, dropout=dropout, beta=beta, bn_standardize=bn_standardize,
@@ -91,16 +123,22 @@ class SparseBatchNormAttention(_BlockMixin, BatchNormAttention):
             q, k, v, self.beta, mask, self.bn_standardize, self.block, dropout_p=self.dropout_p
         )
 
+    def kernel_weights(self, q, k, mask):  # noqa: D102
+        return self._pattern_weights(self.bn_queries(q, k, mask), k, mask)
+
 
 @register_attention("sparse_sh")
 class SparseScaledHeadAttention(_BlockMixin, ScaledHeadAttention):
-    __doc__ = f"""Sparse Attention-SH: each head's sparse pattern on its pooled key axis.
+    """Sparse Attention-SH: each head's sparse pattern on its pooled key axis.
 
     Parameters
     ----------
     scales : as in ``sh``.
-    {_BLOCK_DOC} On a head with pooling factor ``s`` the block covers ``ceil(block / s)`` pooled keys.
+    block : as in ``sparse``, counted in time steps.
     """
+
+    hyperparameters = (SCALES, BLOCK)
+    summary = "sparse Attention-SH: the pattern on each head's pooled keys (001 Table 10)"
 
     def __init__(
         self,
@@ -108,8 +146,8 @@ class SparseScaledHeadAttention(_BlockMixin, ScaledHeadAttention):
         n_heads: int,
         *,
         dropout: float = 0.0,
-        scales=None,
-        block: int | None = None,
+        scales=SCALES.default,
+        block: int | None = BLOCK.default,
     ) -> None:
         super().__init__(d_model, n_heads, dropout=dropout, scales=scales)
         self._init_block(block)
@@ -119,18 +157,24 @@ class SparseScaledHeadAttention(_BlockMixin, ScaledHeadAttention):
             q, k, v, mask, self._pooled_block(scale), query_scale=scale, dropout_p=self.dropout_p
         )
 
+    def kernel_weights(self, q, k, mask, scale=1):  # noqa: D102
+        return self._pattern_weights(q, k, mask, scale)
+
 
 @register_attention("sparse_bn_sh")
 class SparseBatchNormScaledHeadAttention(_BlockMixin, BatchNormScaledHeadAttention):
-    __doc__ = f"""Sparse Attention-BN+SH: per head, recentre by its pooled keys' mean, then the
+    """Sparse Attention-BN+SH: per head, recentre by its pooled keys' mean, then the
     sparse pattern on its pooled key axis.
 
     Parameters
     ----------
     scales : as in ``sh``.
-    {_BLOCK_DOC}
+    block : as in ``sparse``.
     beta, bn_standardize, learn_beta : as in ``bn``.
     """
+
+    hyperparameters = (SCALES, BLOCK, BETA, BN_STANDARDIZE, LEARN_BETA)
+    summary = "sparse Attention-BN+SH (001 Table 10)"
 
     def __init__(
         self,
@@ -138,11 +182,11 @@ class SparseBatchNormScaledHeadAttention(_BlockMixin, BatchNormScaledHeadAttenti
         n_heads: int,
         *,
         dropout: float = 0.0,
-        scales=None,
-        block: int | None = None,
-        beta: float = 0.6,
-        bn_standardize: bool = False,
-        learn_beta: bool = False,
+        scales=SCALES.default,
+        block: int | None = BLOCK.default,
+        beta: float = BETA.default,
+        bn_standardize: bool = BN_STANDARDIZE.default,
+        learn_beta: bool = LEARN_BETA.default,
     ) -> None:
         super().__init__(
             d_model, n_heads, dropout=dropout, scales=scales, beta=beta,
@@ -155,3 +199,6 @@ class SparseBatchNormScaledHeadAttention(_BlockMixin, BatchNormScaledHeadAttenti
             q, k, v, self.beta, mask, self.bn_standardize, self._pooled_block(scale),
             query_scale=scale, dropout_p=self.dropout_p,
         )
+
+    def kernel_weights(self, q, k, mask, scale=1):  # noqa: D102
+        return self._pattern_weights(self.bn_queries(q, k, mask), k, mask, scale)

@@ -1,7 +1,11 @@
 """``tsattn bench``: benchmarks that write their results (CSV, markdown, plots).
 
 Each benchmark is a sub-command registered by its own function below: ``epoch`` (seconds per
-training epoch) and ``forecast`` (long-horizon forecasting, :mod:`tsattn.benchmarks.forecast`).
+training epoch), ``forecast`` (long-horizon forecasting, :mod:`tsattn.benchmarks.forecast`),
+``classify`` (classification/regression across archives against peers, or cross-validation on TRAIN
+for choosing defaults, :mod:`tsattn.benchmarks.classify`), and the
+two kernel measurements behind code rules, ``sdpa-padding`` (:mod:`tsattn.benchmarks.sdpa_padding`)
+and ``dropout-mask`` (:mod:`tsattn.benchmarks.dropout_mask`).
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _register_epoch(sub)
     _register_forecast(sub)
     _register_classify(sub)
+    _register_kernels(sub)
 
 
 def _register_epoch(sub: argparse._SubParsersAction) -> None:
@@ -26,8 +31,8 @@ def _register_epoch(sub: argparse._SubParsersAction) -> None:
         description=(
             "Train TSClassifier (each --attentions) and sktime's MVTSTransformerClassifier with the "
             "same sizes on the same UEA dataset in one run and report seconds per epoch and the "
-            "speed-up. Reads the dataset through tsattn.datasets (set TSATTN_DATA_DIR to a folder "
-            "holding uea/<Name>_TRAIN.ts, e.g. ../shared/datasets)."
+            "speed-up. Reads the dataset through tsattn.datasets (from its cache, TSATTN_DATA_DIR, "
+            "which may hold a local copy of the archives as uea/<Name>_TRAIN.ts)."
         ),
     )
     p.add_argument("--dataset", default="UWaveGestureLibrary")
@@ -206,4 +211,52 @@ def _classify(args: argparse.Namespace) -> int:
         print(f"tsattn bench classify: {err}")
         return 2
     print(f"wrote {args.out / 'results.csv'} and {args.out / 'results.md'}")
+def _register_kernels(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "sdpa-padding",
+        help="CPU SDPA with heads of 2-12 dims, plain vs zero-padded to 16 (the padding rule)",
+        description="Time tsattn.attention.functional.sdpa with and without zero-padding the "
+        "head dimension, training and inference, over head dimensions and lengths; writes "
+        "results.csv, summary.json and ratio.png.",
+    )
+    p.add_argument("--threads", type=int, default=2, help="torch threads (default: 2)")
+    p.add_argument("--repeats", type=int, default=7)
+    p.add_argument("--out", type=Path, default=Path("results/sdpa_head_padding"))
+    p.set_defaults(func=_sdpa_padding)
+    p = sub.add_parser(
+        "dropout-mask",
+        help="cost of the CPU dropout mask: a byte per draw vs eight per 64-bit draw",
+        description="Median milliseconds of the dropout mask of the UEA-sized encoder drawn three "
+        "ways; writes summary.json.",
+    )
+    p.add_argument("--threads", type=int, default=2, help="torch threads (default: 2)")
+    p.add_argument("--repeats", type=int, default=20)
+    p.add_argument("--out", type=Path, default=Path("results/dropout_mask"))
+    p.set_defaults(func=_dropout_mask)
+
+
+def _sdpa_padding(args: argparse.Namespace) -> int:
+    import torch
+
+    from tsattn.benchmarks.sdpa_padding import sdpa_padding_benchmark
+
+    torch.set_num_threads(args.threads)
+    sdpa_padding_benchmark(args.out, repeats=args.repeats, log=lambda row: print(row, flush=True))
+    print(f"wrote {args.out / 'results.csv'}, summary.json and ratio.png")
+    return 0
+
+
+def _dropout_mask(args: argparse.Namespace) -> int:
+    import json
+
+    import torch
+
+    from tsattn.benchmarks.dropout_mask import dropout_mask_times
+
+    torch.set_num_threads(args.threads)
+    summary = dropout_mask_times(repeats=args.repeats)
+    args.out.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(summary, indent=2)
+    (args.out / "summary.json").write_text(text + "\n", encoding="utf-8")
+    print(text)
     return 0

@@ -1,4 +1,5 @@
-"""The scikit-learn estimators."""
+"""The scikit-learn estimators: one core (:mod:`~tsattn.estimators.base`), a collection part for
+classification and regression, and the single-series forecaster."""
 
 from tsattn.estimators.classification import TSClassifier
 from tsattn.estimators.forecasting import TSForecaster

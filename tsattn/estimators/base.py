@@ -1,443 +1,237 @@
-"""Shared machinery of the supervised estimators (``TSClassifier``, ``TSRegressor``).
+"""The estimator core: the parameters every estimator shares, declared once, and ``fit``'s skeleton.
 
-The estimator holds only flat, named parameters (so ``set_params``, ``GridSearchCV`` and Optuna reach
-every one); the network is built in ``fit`` from data-dependent sizes; training goes through
-:func:`tsattn.training.train_network`.
+``fit`` is three steps in every estimator: :meth:`BaseTSEstimator._validate` (parameters against their
+constraints, then the attention spec, resolved once), ``_build`` (the task's part: targets,
+scaling, the validation split, ``network_params_``), and :meth:`BaseTSEstimator._train` (the network built
+from ``network_params_`` and trained through :func:`tsattn.training.train` with the standard
+callbacks). The collection part (:mod:`tsattn.estimators.collection`) serves the classifier and
+the regressor, the single-series part is the forecaster (:mod:`tsattn.estimators.forecasting`).
 """
 
 from __future__ import annotations
 
 import io
-import numbers
 import warnings
-from typing import Any
+from numbers import Real
+from typing import Any, ClassVar
 
 import numpy as np
 import torch
 from sklearn.base import BaseEstimator
-from sklearn.utils.validation import check_is_fitted, check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_random_state
 
-from tsattn._input import SeriesBatch, to_series_batch
-from tsattn.attention.registry import (
-    attention_hyperparameters,
-    check_model_size,
-    get_attention_class,
-    resolve_hyperparameters,
-)
-from tsattn.nn.network import HEADS, TSTransformer
+from tsattn._validation import POSITIVE_INT
+from tsattn.attention import AttentionSpec, check_model_size, get_attention_class, resolve_attention
+from tsattn.estimators.params import attention_param, check_params, declare, param
 from tsattn.training import (
-    LR_SCHEDULES,
     PRECISIONS,
     Callback,
+    EarlyStopping,
+    LRScheduler,
+    NaNGuard,
+    ProgressBar,
     TensorData,
-    predict_network,
+    TrainingDivergedError,
+    predict,
     resolve_device,
     seeded,
-    train_network,
+    train,
 )
 
-__all__ = ["BaseTSEstimator", "ATTENTION_PARAMS"]
+__all__ = ["BaseTSEstimator", "ATTENTION", "RATE"]
 
-#: Estimator parameters forwarded to the attention variant (each documented with its variants).
-ATTENTION_PARAMS = (
-    "beta",
-    "bn_standardize",
-    "learn_beta",
-    "scales",
-    "key_scales",
-    "kernel_size",
-    "window",
-    "rank",
-    "r",
-    "s1",
-    "s2",
-    "block",
-    "max_len",
+#: A probability-like rate in [0, 1).
+RATE = Interval(Real, 0, 1, closed="left")
+#: The ``attention`` parameter of every estimator (each chooses its position and default).
+ATTENTION = dict(
+    constraint=[str],
+    doc="Attention variant, one of :func:`tsattn.list_attention` (e.g. ``'softmax'``, ``'bn'``, "
+    "``'sh'``, ``'bn_sh'``, ``'s3'``); its hyperparameters are the flat parameters below.",
 )
 
-_PARAMS_DOC = """
-    Parameters
-    ----------
-    attention : str, default="softmax"
-        Attention variant, one of :func:`tsattn.list_attention` (e.g. ``"softmax"``, ``"bn"``,
-        ``"sh"``, ``"bn_sh"``).
-    d_model, n_heads, n_layers, dim_feedforward : int
-        Model width, attention heads (``d_model % n_heads == 0``), encoder layers, feed-forward width.
-    dropout : float, default=0.2
-        Dropout on positions, residual branches, the feed-forward layer and the head.
-    attention_dropout : float, default=0.0
-        Dropout on the attention weights. Any value > 0 makes CPU SDPA fall back from its fused
-        kernel to the explicit N x N path (measured 4.3x slower per step at N=315).
-    norm : {"batch", "layer"}, default="batch"
-        Normalisation in the encoder layers (BatchNorm ignoring padded steps, as Zerveas et al. 2021).
-    head : {"meanmax", "pool", "flatten"}, default="meanmax"
-        ``"meanmax"`` concatenates the mean and the maximum of the encoded real steps and ``"pool"``
-        takes their mean (both: any length at predict); ``"flatten"`` is Zerveas et al.'s flattened
-        head (predict refuses series longer than the longest training series). ``"meanmax"`` is the
-        default: JapaneseVowels test accuracy, mean of 5 seeds, ``"pool"`` -> ``"meanmax"``:
-        softmax 98.81 -> 98.92, bn 98.65 -> 98.76, sh 98.54 -> 98.92, bn_sh 98.49 -> 98.38
-        (``docs/results/compare_pool_head/`` and ``compare_*``).
-    beta : float, optional
-        Attention-BN recentring weight (variants ``bn``, ``bn_sh`` and their linear/sparse forms).
-        Default 0.6.
-    bn_standardize : bool, optional
-        Also divide queries and keys by the keys' standard deviation (Eq. 22); BN variants.
-    learn_beta : bool, optional
-        Train beta as a parameter (Table 11 of 000); BN variants.
-    scales : tuple of int, optional
-        One pooling factor per head for scaled-head variants (``sh``, ``bn_sh``, ...) and the query
-        scales of ``mrs``. Default ``(1, 1, 2, 2, 4, 4, 8, 8)`` for 8 heads, ``(1, 2)`` for 2.
-    max_len : int, optional
-        Longest series ``s3`` is built for (its Fourier filter has ``max_len // 2 + 1`` rows).
-        Default: the training length for equal-length data; otherwise the longer of 512 and the
-        longest training series.
-    key_scales, kernel_size, window, rank, r, s1, s2, block : optional
-        Hyperparameters of the other variants (``mrs``, ``conv1d``, ``long_short``, ``s3``,
-        ``sparse``); see each variant's documentation. ``None`` keeps the variant's default; a value
-        the chosen variant ignores warns.
-    max_epochs : int, default=100
-        Upper bound on training epochs.
-    batch_size : int, default=32
-    lr : float, default=1e-3
-        AdamW learning rate.
-    lr_schedule : {None, "cosine", "plateau"}, default="plateau"
-        Constant rate, cosine annealing over ``max_epochs``, or halving when the monitored loss
-        stops improving.
-    weight_decay : float, default=0.05
-        AdamW weight decay.
-    validation_fraction : float, default=0.0
-        Fraction of the training data held out (stratified for classification) to select the best
-        epoch (classification: validation accuracy, ties by loss) and stop early. The default 0
-        trains on all of it and keeps the epoch with the lowest training loss, as aeon's deep
-        learners do: on small archives (JapaneseVowels: 270 series) a 10% split is noisy and costs
-        training data. Measured there, 5 seeds, % test accuracy with 0 / 0.1: softmax 99.08 / 98.70,
-        bn 98.76 / 98.49, sh 98.65 / 98.81, bn_sh 98.65 / 98.70 (``docs/results/compare_*``). Use
-        0.1-0.2 when the training set is large.
-    patience : int or None, default=30
-        Epochs without validation improvement before stopping; the best weights are restored.
-    device : str, default="auto"
-        ``"auto"`` (CUDA when present), ``"cpu"``, ``"cuda"`` or ``"cuda:N"``.
-    precision : {"float32", "bf16-mixed"}, default="float32"
-        ``"bf16-mixed"`` runs the forward pass under ``torch.autocast`` to bfloat16 (weights,
-        optimiser and loss stay float32): faster on GPUs and on CPUs with bfloat16 instructions
-        (AVX512-BF16, AMX), at about three significant digits inside the network, so results differ
-        from float32 ones.
-    random_state : int, RandomState or None
-        Seeds weight initialisation, dropout, the validation split and shuffling.
-    verbose : int, default=0
-        1 shows a progress bar over epochs.
-    callbacks : list of :class:`tsattn.training.Callback`, optional
-        Called at each epoch end (e.g. Optuna pruning).
-"""
 
-
-def _check_int(name: str, value: Any, minimum: int = 1) -> None:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}.")
-
-
-def _check_float(name: str, value: Any, low: float, high: float, closed_high: bool = True) -> None:
-    ok = isinstance(value, numbers.Real) and not isinstance(value, bool)
-    ok = ok and low <= value and (value <= high if closed_high else value < high)
-    if not ok:
-        bracket = "]" if closed_high else ")"
-        raise ValueError(f"{name} must be a number in [{low}, {high}{bracket}, got {value!r}.")
-
-
+@declare
 class BaseTSEstimator(BaseEstimator):
-    """Base of the supervised estimators; see :class:`tsattn.TSClassifier` for the parameters."""
+    """Parameters and machinery shared by every estimator (see :class:`tsattn.TSClassifier`)."""
 
-    #: Valid values of the ``head`` parameter (a subclass with other heads overrides it).
-    _heads: tuple[str, ...] = HEADS
+    d_model: int = param(64, [POSITIVE_INT], "Model width; ``d_model % n_heads == 0``.")
+    n_heads: int = param(8, [POSITIVE_INT], "Attention heads.")
+    n_layers: int = param(3, [POSITIVE_INT], "Encoder layers.")
+    dim_feedforward: int = param(256, [POSITIVE_INT], "Width of the feed-forward layers.")
+    dropout: float = param(
+        0.2, [RATE], "Dropout on positions, residual branches, the feed-forward layer and the head."
+    )
+    attention_dropout: float = param(
+        0.0, [RATE], "Dropout on the attention weights. Any value > 0 makes CPU SDPA leave its "
+        "fused kernel for the explicit N x N path, which is much slower."
+    )
+    norm: str = param(
+        "batch", [StrOptions({"batch", "layer"})], "Normalisation in the encoder layers: BatchNorm "
+        "over the real steps (as Zerveas et al. 2021) or LayerNorm."
+    )
+    beta: float | None = attention_param()
+    bn_standardize: bool | None = attention_param()
+    learn_beta: bool | None = attention_param()
+    scales: tuple[int, ...] | None = attention_param()
+    key_scales: tuple[int, ...] | None = attention_param()
+    kernel_size: int | None = attention_param()
+    window: int | None = attention_param()
+    rank: int | None = attention_param()
+    r: int | None = attention_param()
+    s1: int | None = attention_param()
+    s2: int | None = attention_param()
+    block: int | None = attention_param()
+    max_len: int | None = attention_param()
+    max_epochs: int = param(100, [POSITIVE_INT], "Upper bound on training epochs.")
+    batch_size: int = param(32, [POSITIVE_INT], "Series (forecaster: windows) per training batch.")
+    lr: float = param(
+        1e-3, [Interval(Real, 0, None, closed="neither")], "AdamW learning rate.",
+        hint="Typical rates: 1e-4 to 3e-3.",
+    )
+    lr_schedule: str | None = param(
+        "plateau", [StrOptions({"cosine", "plateau"}), None], "Constant rate (None), cosine "
+        "annealing over ``max_epochs``, or halving when the monitored loss stops improving."
+    )
+    weight_decay: float = param(
+        0.05, [Interval(Real, 0, None, closed="left")], "AdamW weight decay."
+    )
+    validation_fraction: float = param(
+        0.0, [RATE], "Fraction of the training data held out (stratified for classification) to "
+        "select the best epoch and stop early. 0 trains on all of it and keeps the epoch with the "
+        "lowest training loss, as aeon's deep learners do; small archives lose more to a noisy "
+        "split than they gain (``docs/results/compare_valid10/``). Use 0.1-0.2 on large training "
+        "sets."
+    )
+    patience: int | None = param(
+        30, [POSITIVE_INT, None], "Epochs without validation improvement before stopping (None: "
+        "never early); the best weights are restored either way."
+    )
+    device: str = param(
+        "auto", [str, torch.device], "``'auto'`` (CUDA when present), ``'cpu'``, ``'cuda'`` or "
+        "``'cuda:N'``."
+    )
+    precision: str = param(
+        "float32", [StrOptions(set(PRECISIONS))], "``'bf16-mixed'`` runs the forward pass under "
+        "``torch.autocast`` to bfloat16 (weights, optimiser and loss stay float32): faster on GPUs "
+        "and CPUs with bfloat16 instructions, with about three significant digits inside the "
+        "network, so results differ from float32 ones."
+    )
+    random_state: int | np.random.RandomState | None = param(
+        None, ["random_state"], "Seeds weight initialisation, dropout, the validation split and "
+        "shuffling."
+    )
+    verbose: int = param(0, ["verbose"], "1 shows a progress bar over epochs.")
+    callbacks: list[Callback] | None = param(
+        None, [list, tuple, None], "Training callbacks (:class:`tsattn.training.Callback`), called "
+        "at each epoch end after the built-in ones (e.g. Optuna pruning)."
+    )
 
-    def __init__(
-        self,
-        attention: str = "softmax",
-        *,
-        d_model: int = 64,
-        n_heads: int = 8,
-        n_layers: int = 3,
-        dim_feedforward: int = 256,
-        dropout: float = 0.2,
-        attention_dropout: float = 0.0,
-        norm: str = "batch",
-        head: str = "meanmax",
-        beta: float | None = None,
-        bn_standardize: bool | None = None,
-        learn_beta: bool | None = None,
-        scales: tuple[int, ...] | None = None,
-        key_scales: tuple[int, ...] | None = None,
-        kernel_size: int | None = None,
-        window: int | None = None,
-        rank: int | None = None,
-        r: int | None = None,
-        s1: int | None = None,
-        s2: int | None = None,
-        block: int | None = None,
-        max_len: int | None = None,
-        max_epochs: int = 100,
-        batch_size: int = 32,
-        lr: float = 1e-3,
-        lr_schedule: str | None = "plateau",
-        weight_decay: float = 0.05,
-        validation_fraction: float = 0.0,
-        patience: int | None = 30,
-        device: str = "auto",
-        precision: str = "float32",
-        random_state: int | np.random.RandomState | None = None,
-        verbose: int = 0,
-        callbacks: list[Callback] | None = None,
-    ) -> None:
-        self.attention = attention
-        self.d_model = d_model
-        self.n_heads = n_heads
-        self.n_layers = n_layers
-        self.dim_feedforward = dim_feedforward
-        self.dropout = dropout
-        self.attention_dropout = attention_dropout
-        self.norm = norm
-        self.head = head
-        self.beta = beta
-        self.bn_standardize = bn_standardize
-        self.learn_beta = learn_beta
-        self.scales = scales
-        self.key_scales = key_scales
-        self.kernel_size = kernel_size
-        self.window = window
-        self.rank = rank
-        self.r = r
-        self.s1 = s1
-        self.s2 = s2
-        self.block = block
-        self.max_len = max_len
-        self.max_epochs = max_epochs
-        self.batch_size = batch_size
-        self.lr = lr
-        self.lr_schedule = lr_schedule
-        self.weight_decay = weight_decay
-        self.validation_fraction = validation_fraction
-        self.patience = patience
-        self.device = device
-        self.precision = precision
-        self.random_state = random_state
-        self.verbose = verbose
-        self.callbacks = callbacks
-
-    # ------------------------------------------------------------------ hooks for subclasses
-    def _encode_targets(self, y: Any, n_series: int) -> tuple[torch.Tensor, int]:
-        """Validate ``y``, set target attributes, return ``(targets, n_outputs)``."""
-        raise NotImplementedError
-
-    def _loss(self, output: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
-        raise NotImplementedError
-
-    def _stratify(self, y_encoded: torch.Tensor) -> np.ndarray | None:
-        return None
-
+    #: The network class built by :meth:`_build_network` from ``network_params_``.
+    _network: ClassVar[type[torch.nn.Module]]
     #: Validation score (higher is better) that selects the best epoch; None selects on the loss.
     _score_fn = None
 
-    # ------------------------------------------------------------------ validation
-    def _validate_params(self) -> dict[str, Any]:
+    # ------------------------------------------------------------------ validate
+    def _validate(self) -> AttentionSpec:
+        """Check every parameter; return the attention spec, resolved once for this fit."""
+        check_params(self)
         get_attention_class(self.attention)
         check_model_size(self.d_model, self.n_heads)
-        _check_int("n_layers", self.n_layers)
-        _check_int("dim_feedforward", self.dim_feedforward)
-        _check_float("dropout", self.dropout, 0.0, 1.0, closed_high=False)
-        _check_float("attention_dropout", self.attention_dropout, 0.0, 1.0, closed_high=False)
-        if self.norm not in ("batch", "layer"):
-            raise ValueError(f"norm must be 'batch' or 'layer', got {self.norm!r}.")
-        if self.head not in self._heads:
-            raise ValueError(f"head must be one of {self._heads}, got {self.head!r}.")
-        _check_int("max_epochs", self.max_epochs)
-        _check_int("batch_size", self.batch_size)
-        _check_float("lr", self.lr, 0.0, float("inf"))
-        if self.lr <= 0:
-            raise ValueError(f"lr must be > 0, got {self.lr!r}.")
-        if self.lr_schedule not in LR_SCHEDULES:
-            raise ValueError(f"lr_schedule must be one of {LR_SCHEDULES}, got {self.lr_schedule!r}.")
-        if self.precision not in PRECISIONS:
-            raise ValueError(
-                f"precision must be one of {PRECISIONS}, got {self.precision!r}."
-            )
-        _check_float("weight_decay", self.weight_decay, 0.0, float("inf"))
-        _check_float("validation_fraction", self.validation_fraction, 0.0, 1.0, closed_high=False)
-        if self.patience is not None:
-            _check_int("patience", self.patience)
         for cb in self.callbacks or ():
             if not isinstance(cb, Callback):
                 raise ValueError(
                     f"callbacks must be tsattn.training.Callback instances, got {type(cb).__name__}."
                 )
-        hyper = {name: getattr(self, name) for name in ATTENTION_PARAMS}
-        attention_params = resolve_hyperparameters(self.attention, hyper, stacklevel=4)
+        resolve_device(self.device)
+        hyper = {name: getattr(self, name) for name in self._attention_params}
+        spec = resolve_attention(self.attention, hyper, stacklevel=3)
         # Build one layer now so that invalid hyperparameters fail before any data work.
         with torch.random.fork_rng(devices=[]):
-            get_attention_class(self.attention)(
-                self.d_model, self.n_heads, dropout=self.attention_dropout, **attention_params
-            )
-        return attention_params
+            spec.build(self.d_model, self.n_heads, self.attention_dropout)
+        return spec
 
-    def _check_X_predict(self, X: Any) -> SeriesBatch:
-        check_is_fitted(self, "module_")
-        batch = to_series_batch(X)
-        if batch.n_channels != self.n_channels_:
-            raise ValueError(
-                f"X has {batch.n_channels} channel(s) but {type(self).__name__} was fitted on "
-                f"{self.n_channels_}; pass series with the same channels as in fit."
-            )
-        n_features = _n_features(X)
-        if self.equal_length_ and (not batch.equal_length or batch.values.shape[1] != self.series_length_):
-            if n_features is not None and self.n_channels_ == 1 and _is_2d(X):
-                raise ValueError(
-                    f"X has {n_features} features, but {type(self).__name__} is expecting "
-                    f"{self.n_features_in_} features as input (the series length seen in fit)."
-                )
-            raise ValueError(
-                f"series length {int(batch.lengths.max())} differs from the length "
-                f"{self.series_length_} of every training series. Fit on series of unequal length "
-                "(padded with trailing NaN or as a list) to predict on any length."
-            )
-        if self.head == "flatten" and batch.values.shape[1] > self.series_length_:
-            raise ValueError(
-                f"a series has {batch.values.shape[1]} steps but head='flatten' was fitted on at "
-                f"most {self.series_length_}; use head='meanmax' or 'pool' to predict on longer series."
-            )
-        return batch
+    def _random(self) -> tuple[int, np.random.Generator]:
+        """The seed of torch's generators for this fit and the numpy generator of splits and
+        batches, both drawn from ``random_state``."""
+        seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
+        return seed, np.random.default_rng(seed)
 
-    # ------------------------------------------------------------------ fit / predict core
-    def _to_tensors(self, batch: SeriesBatch, y: torch.Tensor | None = None) -> TensorData:
-        values = (batch.values - self.channel_mean_) / self.channel_scale_
-        steps = np.arange(values.shape[1])[None, :, None] < batch.lengths[:, None, None]
-        values = np.where(steps, values, 0.0).astype(np.float32)
-        dev = self.device_
-        return TensorData(
-            x=torch.from_numpy(values).to(dev),
-            lengths=torch.from_numpy(batch.lengths).to(dev),
-            y=None if y is None else y.to(dev),
-        )
+    @staticmethod
+    def _standardisation(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per-channel mean and scale of ``values (rows, C)``; a constant channel keeps scale 1."""
+        std = values.std(axis=0)
+        return values.mean(axis=0), np.where(std > 1e-12, std, 1.0)
 
-    def _fit(self, X: Any, y: Any) -> BaseTSEstimator:
-        attention_params = self._validate_params()
-        if y is None:
-            raise ValueError(
-                f"{type(self).__name__} requires y to be passed, but the target y is None."
-            )
-        batch = to_series_batch(X)
-        n = batch.values.shape[0]
-        targets, n_outputs = self._encode_targets(y, n)
-        self.device_ = resolve_device(self.device)
-        self.n_channels_ = batch.n_channels
-        self.series_length_ = int(batch.values.shape[1])
-        self.equal_length_ = batch.equal_length
-        nf = _n_features(X)
-        self.n_features_in_ = nf if nf is not None else batch.n_channels
+    def _trunk_params(self, spec: AttentionSpec) -> dict[str, Any]:
+        """The trunk's part of ``network_params_``, in plain Python types."""
+        return dict(
+            attention=spec.name, attention_params=dict(spec.params), d_model=int(self.d_model),
+            n_heads=int(self.n_heads), n_layers=int(self.n_layers),
+            dim_feedforward=int(self.dim_feedforward), dropout=float(self.dropout),
+            attention_dropout=float(self.attention_dropout), norm=self.norm,
+        )  # fmt: skip
 
-        real = np.arange(self.series_length_)[None, :] < batch.lengths[:, None]
-        steps = batch.values[real].astype(np.float64)  # (total real steps, C)
-        self.channel_mean_ = steps.mean(axis=0).astype(np.float32)
-        std = steps.std(axis=0)
-        self.channel_scale_ = np.where(std > 1e-12, std, 1.0).astype(np.float32)
+    # ------------------------------------------------------------------ build and train
+    def _build_network(self) -> torch.nn.Module:
+        """The untrained network described by ``network_params_`` (used by ``fit`` and unpickling);
+        the attention spec stored there is used as it is, not resolved again."""
+        params = dict(self.network_params_)
+        params["attention"] = AttentionSpec(params["attention"], params.pop("attention_params"))
+        return self._network(**params)
 
-        rs = check_random_state(self.random_state)
-        seed = int(rs.randint(np.iinfo(np.int32).max))
-        rng = np.random.default_rng(seed)
-        train_idx, valid_idx = self._split(n, targets, rng)
-
-        data = self._to_tensors(batch, targets)
-        train = _subset(data, train_idx)
-        valid = _subset(data, valid_idx) if valid_idx is not None else None
-
-        if self.max_len is None and "max_len" in attention_hyperparameters(self.attention):
-            # Equal-length training data: predict needs that length, so size s3's filter exactly
-            # (Algorithm 2's rfft(n=seq_len)). Unequal lengths: leave room for longer series.
-            default = attention_hyperparameters(self.attention)["max_len"]
-            attention_params["max_len"] = (
-                self.series_length_ if self.equal_length_ else max(default, self.series_length_)
-            )
-        self.network_params_ = dict(
-            n_channels=self.n_channels_,
-            n_outputs=n_outputs,
-            max_len=self.series_length_,
-            attention=self.attention,
-            attention_params=attention_params,
-            d_model=self.d_model,
-            n_heads=self.n_heads,
-            n_layers=self.n_layers,
-            dim_feedforward=self.dim_feedforward,
-            dropout=self.dropout,
-            attention_dropout=self.attention_dropout,
-            norm=self.norm,
-            head=self.head,
-        )
+    def _train(
+        self,
+        train_data: TensorData,
+        valid_data: TensorData | None,
+        seed: int,
+        rng: np.random.Generator,
+        fixed_len: bool,
+    ) -> BaseTSEstimator:
+        """Build the network from ``network_params_`` and train it; set the fitted attributes."""
+        patience = self.patience if valid_data is not None else None
         with seeded(seed, self.device_):
             self.module_ = self._build_network().to(self.device_)
-            result = train_network(
-                self.module_,
-                self._loss,
-                train,
-                valid,
-                estimator=self,
-                max_epochs=self.max_epochs,
-                batch_size=self.batch_size,
-                lr=self.lr,
-                weight_decay=self.weight_decay,
-                patience=self.patience if valid is not None else None,
-                rng=rng,
-                fixed_len=self.head == "flatten",
-                callbacks=list(self.callbacks or ()),
-                verbose=self.verbose,
-                lr_schedule=self.lr_schedule,
-                score_fn=self._score_fn,
-                precision=self.precision,
+            optimizer = torch.optim.AdamW(
+                self.module_.parameters(), lr=self.lr, weight_decay=self.weight_decay
             )
+
+            def finite_outputs() -> bool:
+                return bool(torch.isfinite(self._predict_tensor(train_data, fixed_len)).all())
+
+            callbacks: list[Callback] = [
+                EarlyStopping(self.module_, patience),
+                NaNGuard(self.module_, hint=f"lr={self.lr}", verify=finite_outputs),
+                LRScheduler(optimizer, self.lr_schedule, self.max_epochs, patience),
+            ]
+            if self.verbose:
+                callbacks.append(ProgressBar(self.max_epochs, f"fit {type(self).__name__}"))
+            try:
+                result = train(
+                    self.module_, self._loss, train_data, valid_data, optimizer=optimizer,
+                    max_epochs=self.max_epochs, batch_size=self.batch_size, rng=rng,
+                    callbacks=[*callbacks, *(self.callbacks or ())], estimator=self,
+                    fixed_len=fixed_len, precision=self.precision, score_fn=self._score_fn,
+                )  # fmt: skip
+            except TrainingDivergedError:
+                del self.module_  # never a fitted model that outputs NaN
+                raise
         self.history_ = result.history
         self.best_epoch_ = result.best_epoch
         self.n_epochs_ = len(result.history)
         self.interrupted_ = result.interrupted
         return self
 
-    def _split(self, n: int, targets: torch.Tensor, rng: np.random.Generator):
-        n_valid = int(np.ceil(self.validation_fraction * n)) if self.validation_fraction > 0 else 0
-        if n_valid < 1 or n - n_valid < 2:
-            return np.arange(n), None
-        strat = self._stratify(targets)
-        if strat is not None:
-            from sklearn.model_selection import train_test_split
+    def _predict_tensor(self, data: TensorData, fixed_len: bool) -> torch.Tensor:
+        """The network's outputs for ``data``, float32 on the CPU."""
+        out = predict(self.module_, data, batch_size=max(256, self.batch_size),
+                      fixed_len=fixed_len, precision=self.precision)  # fmt: skip
+        return out.cpu()
 
-            counts = np.bincount(strat)
-            if counts.min() < 2 or n_valid < len(counts) or n - n_valid < len(counts):
-                warnings.warn(
-                    f"cannot carve a stratified validation split ({n} series, {len(counts)} "
-                    f"classes, smallest class {counts.min()} series, validation_fraction="
-                    f"{self.validation_fraction}): training on all series and monitoring the "
-                    "training loss instead. Give every class at least 2 series, or a larger "
-                    "validation_fraction, to get early stopping.",
-                    UserWarning,
-                    stacklevel=4,
-                )
-                return np.arange(n), None
-            seed = int(rng.integers(np.iinfo(np.int32).max))
-            train_idx, valid_idx = train_test_split(
-                np.arange(n), test_size=n_valid, stratify=strat, random_state=seed
-            )
-            return np.sort(train_idx), np.sort(valid_idx)
-        perm = rng.permutation(n)
-        return np.sort(perm[n_valid:]), np.sort(perm[:n_valid])
-
-    def _forward(self, X: Any) -> torch.Tensor:
-        batch = self._check_X_predict(X)
-        data = self._to_tensors(batch)
-        return predict_network(
-            self.module_, data, batch_size=max(256, self.batch_size),
-            fixed_len=self.head == "flatten", precision=self.precision,
-        )
+    def _loss(self, output: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+        raise NotImplementedError
 
     # ------------------------------------------------------------------ persistence
-    def _build_network(self) -> torch.nn.Module:
-        """The untrained network described by ``network_params_`` (used by ``fit`` and unpickling)."""
-        return TSTransformer(**self.network_params_)
-
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
         module = state.pop("module_", None)
@@ -472,22 +266,3 @@ class BaseTSEstimator(BaseEstimator):
         tags.non_deterministic = False
         return tags
 
-
-def _is_2d(X: Any) -> bool:
-    return isinstance(X, np.ndarray) and X.ndim == 2
-
-
-def _n_features(X: Any) -> int | None:
-    """``X.shape[1]`` for array input (channels for 3-D, length for 2-D), else None."""
-    shape = getattr(X, "shape", None)
-    if shape is not None and len(shape) in (2, 3) and not hasattr(X, "columns"):
-        return int(shape[1])
-    return None
-
-
-def _subset(data: TensorData, idx: np.ndarray) -> TensorData:
-    t = torch.as_tensor(idx, device=data.x.device)
-    return TensorData(data.x[t], data.lengths[t], None if data.y is None else data.y[t])
-
-
-BaseTSEstimator.__doc__ = (BaseTSEstimator.__doc__ or "") + _PARAMS_DOC

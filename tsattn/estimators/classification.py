@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import numbers
+from typing import Any
+
 import numpy as np
 import torch
 import torch.nn.functional as F
@@ -10,12 +13,14 @@ from sklearn.preprocessing import LabelEncoder
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from tsattn.estimators.base import _PARAMS_DOC, BaseTSEstimator
+from tsattn.estimators.collection import CollectionEstimator
+from tsattn.estimators.params import declare
 
 __all__ = ["TSClassifier"]
 
 
-class TSClassifier(ClassifierMixin, BaseTSEstimator):
+@declare
+class TSClassifier(ClassifierMixin, CollectionEstimator):
     """Time-series classifier: a transformer encoder whose attention is a choice.
 
     ``X`` is ``(n, channels, length)``, ``(n, length)``, a list of ``(channels, length_i)`` arrays,
@@ -31,22 +36,16 @@ class TSClassifier(ClassifierMixin, BaseTSEstimator):
     ----------
     classes_ : labels, sorted. ``module_`` the trained network; ``history_`` one dict per epoch;
     ``best_epoch_``; ``interrupted_`` (True when Ctrl-C stopped fit); ``n_channels_``;
-    ``series_length_``; ``channel_mean_``/``channel_scale_`` the training standardisation.
+    ``series_length_``; ``channel_mean_``/``channel_scale_`` the training standardisation;
+    ``network_params_`` what rebuilds the network.
     """
 
-    def fit(self, X, y) -> TSClassifier:
-        """Train on series ``X`` and labels ``y``; returns ``self``."""
-        return self._fit(X, y)
-
     def _encode_targets(self, y, n_series):
-        if y is None:
-            raise ValueError("TSClassifier requires y to be passed, but the target y is None.")
+        _check_labels(y)
         y = column_or_1d(y, warn=True)
         if len(y) != n_series:
             raise ValueError(f"X has {n_series} series but y has {len(y)} labels; they must match.")
         check_classification_targets(y)
-        if y.dtype.kind == "f" and not np.isfinite(y).all():
-            raise ValueError("y contains NaN or infinite labels; remove those series.")
         encoder = LabelEncoder().fit(y)
         self.classes_ = encoder.classes_
         if len(self.classes_) < 2:
@@ -85,4 +84,36 @@ class TSClassifier(ClassifierMixin, BaseTSEstimator):
         return tags
 
 
-TSClassifier.__doc__ += _PARAMS_DOC
+def _kind(label: Any) -> str:
+    if isinstance(label, str | np.str_):
+        return "str"
+    if isinstance(label, bool | np.bool_):
+        return "bool"
+    if isinstance(label, numbers.Number):
+        return "number"
+    return type(label).__name__
+
+
+def _check_labels(y: Any) -> None:
+    """Refuse missing labels (None, NaN) and labels of mixed types, saying where they are."""
+    if y is None or isinstance(y, str):
+        return
+    labels = np.asarray(y, dtype=object).ravel()
+    missing = [
+        i for i, v in enumerate(labels)
+        if v is None or (isinstance(v, numbers.Real) and not np.isfinite(float(v)))
+    ]  # fmt: skip
+    if missing:
+        raise ValueError(
+            f"y has {len(missing)} missing or non-finite label(s) (None, NaN or inf), e.g. at "
+            f"position(s) {missing[:5]}; remove those series or give them a label."
+        )
+    kinds: dict[str, Any] = {}
+    for v in labels:
+        kinds.setdefault(_kind(v), v)
+    if len(kinds) > 1:
+        shown = ", ".join(f"{k} (e.g. {v!r})" for k, v in kinds.items())
+        raise ValueError(
+            f"y mixes label types: {shown}; give every label the same type, e.g. "
+            "np.asarray(y, dtype=str)."
+        )

@@ -1,14 +1,20 @@
-"""Network building blocks shared by every estimator."""
+"""Networks: the encoder trunk (tokeniser, positions, encoder layers) and the heads built on it."""
 
-from tsattn.nn.encoder import EncoderLayer, MaskedBatchNorm1d, TransformerEncoder
+from tsattn.nn.encoder import EncoderLayer, TransformerEncoder
+from tsattn.nn.forecasting import ForecastingTransformer
 from tsattn.nn.heads import FlattenHead, PoolingHead
 from tsattn.nn.network import TSTransformer
+from tsattn.nn.tokenizers import PatchTokenizer, StepTokenizer
+from tsattn.nn.trunk import EncoderTrunk
 
 __all__ = [
     "EncoderLayer",
-    "MaskedBatchNorm1d",
     "TransformerEncoder",
+    "EncoderTrunk",
+    "StepTokenizer",
+    "PatchTokenizer",
     "FlattenHead",
     "PoolingHead",
     "TSTransformer",
+    "ForecastingTransformer",
 ]

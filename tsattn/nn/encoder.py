@@ -7,16 +7,13 @@ is any registered variant.
 
 from __future__ import annotations
 
-import math
-
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-from tsattn.nn.dropout import Dropout
-from tsattn.nn.norm import MaskedBatchNorm1d
+from tsattn.layers import Dropout, MaskedBatchNorm1d
 
-__all__ = ["MaskedBatchNorm1d", "EncoderLayer", "TransformerEncoder", "SinusoidalPositionalEncoding"]
+__all__ = ["EncoderLayer", "TransformerEncoder"]
 
 
 class EncoderLayer(nn.Module):
@@ -50,11 +47,19 @@ class EncoderLayer(nn.Module):
     def _norm(self, layer: nn.Module, x: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
         return layer(x, mask) if self.norm_kind == "batch" else layer(x)
 
-    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
-        """``x (B, N, d_model)``, ``mask (B, N)`` bool True = real -> ``(B, N, d_model)``."""
-        x = self._norm(self.norm1, x + self.dropout1(self.attention(x, mask)), mask)
+    def forward(
+        self, x: torch.Tensor, mask: torch.Tensor | None = None, need_weights: bool = False
+    ) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor]:
+        """``x (B, N, d_model)``, ``mask (B, N)`` bool True = real -> ``(B, N, d_model)``; with
+        ``need_weights``, also the attention's weights ``(B, n_heads, N, N)``."""
+        if need_weights:
+            attended, weights = self.attention(x, mask, need_weights=True)
+        else:
+            attended, weights = self.attention(x, mask), None
+        x = self._norm(self.norm1, x + self.dropout1(attended), mask)
         ff = self.linear2(self.dropout(F.gelu(self.linear1(x))))
-        return self._norm(self.norm2, x + self.dropout2(ff), mask)
+        x = self._norm(self.norm2, x + self.dropout2(ff), mask)
+        return x if weights is None else (x, weights)
 
 
 class TransformerEncoder(nn.Module):
@@ -64,27 +69,17 @@ class TransformerEncoder(nn.Module):
         super().__init__()
         self.layers = nn.ModuleList(layers)
 
-    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+    def forward(
+        self, x: torch.Tensor, mask: torch.Tensor | None = None, need_weights: bool = False
+    ) -> torch.Tensor | tuple[torch.Tensor, list[torch.Tensor]]:
+        """``(B, N, d_model)`` -> ``(B, N, d_model)``; with ``need_weights`` also a list of each
+        layer's attention weights ``(B, n_heads, N, N)``."""
+        if not need_weights:
+            for layer in self.layers:
+                x = layer(x, mask)
+            return x
+        weights = []
         for layer in self.layers:
-            x = layer(x, mask)
-        return x
-
-
-class SinusoidalPositionalEncoding(nn.Module):
-    """Fixed sine/cosine positions (Vaswani et al.), any length, added to ``(B, N, d_model)``."""
-
-    def __init__(self, d_model: int, dropout: float) -> None:
-        super().__init__()
-        self.d_model = d_model
-        self.dropout = Dropout(dropout)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        n, d = x.shape[1], self.d_model
-        pos = torch.arange(n, device=x.device, dtype=x.dtype)[:, None]
-        div = torch.exp(
-            torch.arange(0, d, 2, device=x.device, dtype=x.dtype) * (-math.log(10000.0) / d)
-        )
-        pe = torch.zeros(n, d, device=x.device, dtype=x.dtype)
-        pe[:, 0::2] = torch.sin(pos * div)
-        pe[:, 1::2] = torch.cos(pos * div[: d // 2])
-        return self.dropout(x + pe)
+            x, w = layer(x, mask, need_weights=True)
+            weights.append(w)
+        return x, weights

@@ -1,7 +1,8 @@
 """Forecasting network: instance normalisation, encoder, and a Fourier-extrapolation or linear head.
 
 Follows Algorithms 3-4 of S3Attention (paper 002): each input window is normalised by its own mean
-and ``sqrt(var + instance_norm_eps)`` over time (``1`` in Algorithm 3), encoded by a transformer with any registered attention, projected back
+and ``sqrt(var + instance_norm_eps)`` over time (``1`` in Algorithm 3), cut into patch tokens, encoded
+by the shared trunk (:class:`~tsattn.nn.trunk.EncoderTrunk`) with any registered attention, projected back
 to the channels and extrapolated by its lowest Fourier harmonics (``head="fourier"``), or mapped to the
 horizon by a flattened linear layer (``head="linear"``); the output is de-normalised.
 """
@@ -9,14 +10,16 @@ horizon by a flattened linear layer (``head="linear"``); the output is de-normal
 from __future__ import annotations
 
 import math
+from functools import partial
 from typing import Any
 
 import torch
 from torch import nn
 
-from tsattn.attention import attention_hyperparameters, build_attention
-from tsattn.nn.dropout import Dropout
-from tsattn.nn.encoder import EncoderLayer, SinusoidalPositionalEncoding, TransformerEncoder
+from tsattn.attention import attention_hyperparameters
+from tsattn.layers import Dropout
+from tsattn.nn.tokenizers import PatchTokenizer
+from tsattn.nn.trunk import EncoderTrunk
 
 __all__ = [
     "FORECAST_HEADS",
@@ -89,14 +92,12 @@ class LinearForecastHead(nn.Module):
         return self.linear(self.dropout(h).reshape(b, -1)).reshape(b, self.horizon, self.c_out)
 
 
-class ForecastingTransformer(nn.Module):
+class ForecastingTransformer(EncoderTrunk):
     """Window ``(B, context_length, n_channels)`` -> forecast ``(B, horizon, n_channels)``.
 
     Parameters
     ----------
     n_channels, context_length, horizon : data sizes.
-    attention, attention_params : a registered attention variant and its hyperparameters.
-    d_model, n_heads, n_layers, dim_feedforward, dropout, norm : encoder architecture.
     head : ``"fourier"`` (project tokens to the channels, Fourier-extrapolate) or ``"linear"``.
     n_harm : harmonics kept by the Fourier head (``1 + 2*n_harm`` frequencies).
     instance_norm : normalise each window by its mean and ``sqrt(var + instance_norm_eps)`` over
@@ -108,10 +109,12 @@ class ForecastingTransformer(nn.Module):
     channel_independent : encode every channel as its own univariate series with shared weights
         (the batch becomes ``B * n_channels`` series of one channel); otherwise one token holds every
         channel of a time step.
-    patch_len : steps per token (non-overlapping patches, PatchTST-style). ``1`` is one token per
-        time step as in 002. A window not divisible by ``patch_len`` is left-padded by repeating its
-        first step; the Fourier head decodes every token back to ``patch_len`` steps, drops the
-        padding and extrapolates the length-``context_length`` sequence.
+    patch_len : steps per token (:class:`~tsattn.nn.tokenizers.PatchTokenizer`). ``1`` is one
+        token per time step as in 002. The Fourier head decodes every token back to ``patch_len``
+        steps, drops the tokeniser's left padding and extrapolates the ``context_length`` steps.
+    **trunk : the trunk's parameters (:class:`~tsattn.nn.trunk.EncoderTrunk`), with its defaults.
+        A length-dependent attention hyperparameter left unset (``s3``'s ``max_len``) covers
+        exactly the tokens of a window.
     """
 
     def __init__(
@@ -120,63 +123,39 @@ class ForecastingTransformer(nn.Module):
         context_length: int,
         horizon: int,
         *,
-        attention: str = "softmax",
-        attention_params: dict[str, Any] | None = None,
-        d_model: int = 64,
-        n_heads: int = 8,
-        n_layers: int = 2,
-        dim_feedforward: int = 128,
-        dropout: float = 0.1,
-        norm: str = "batch",
         head: str = "fourier",
         n_harm: int = 8,
         instance_norm: bool = True,
         instance_norm_eps: float = 1.0,
         channel_independent: bool = True,
         patch_len: int = 1,
-        attention_dropout: float = 0.0,
+        **trunk: Any,
     ) -> None:
-        super().__init__()
         if head not in FORECAST_HEADS:
             raise ValueError(f"head must be one of {FORECAST_HEADS}, got {head!r}.")
+        n_tokens = -(-context_length // patch_len)
+        attention = trunk.get("attention", "softmax")
+        if isinstance(attention, str) and "max_len" in attention_hyperparameters(attention):
+            params = dict(trunk.get("attention_params") or {})
+            if params.get("max_len") is None:
+                trunk["attention_params"] = {**params, "max_len": n_tokens}
+        c = 1 if channel_independent else n_channels
+        super().__init__(partial(PatchTokenizer, c, patch_len=patch_len), **trunk)
         self.n_channels = n_channels
         self.horizon = horizon
         self.instance_norm = instance_norm
         self.instance_norm_eps = float(instance_norm_eps)
         self.channel_independent = channel_independent
-        self.d_model = d_model
         self.context_length = context_length
         self.patch_len = patch_len
-        self.n_tokens = -(-context_length // patch_len)
-        self.pad = self.n_tokens * patch_len - context_length
-        c = 1 if channel_independent else n_channels
-        attention_params = dict(attention_params or {})
-        if "max_len" in attention_hyperparameters(attention):
-            # Every window has exactly n_tokens tokens: a length-dependent filter (s3's Fourier
-            # filter) covers exactly them instead of zero-padding to its default length.
-            attention_params.setdefault("max_len", self.n_tokens)
-        self.input_projection = nn.Linear(c * patch_len, d_model)
-        self.positions = SinusoidalPositionalEncoding(d_model, dropout)
-        self.encoder = TransformerEncoder(
-            [
-                EncoderLayer(
-                    build_attention(
-                        attention, d_model, n_heads, dropout=attention_dropout, **attention_params
-                    ),
-                    d_model,
-                    dim_feedforward,
-                    dropout,
-                    norm,
-                )
-                for _ in range(n_layers)
-            ]
-        )
+        self.n_tokens = n_tokens
+        self.pad = self.tokenizer.pad(context_length)
         self.head_kind = head
         if head == "fourier":
-            self.output_projection = nn.Linear(d_model, c * patch_len)
+            self.output_projection = nn.Linear(self.d_model, c * patch_len)
             self.head: nn.Module = FourierExtrapolation(horizon, n_harm)
         else:
-            self.head = LinearForecastHead(self.n_tokens, d_model, horizon, c, dropout)
+            self.head = LinearForecastHead(n_tokens, self.d_model, horizon, c, self.dropout_rate)
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
         """``x (B, n, C)`` -> ``(B, horizon, C)``; windows are complete, so ``mask`` must be None."""
@@ -189,14 +168,9 @@ class ForecastingTransformer(nn.Module):
             x = (x - mean) / std
         if self.channel_independent:
             x = x.permute(0, 2, 1).reshape(b * c, n, 1)
-        if self.pad:
-            x = torch.cat([x[:, :1].expand(-1, self.pad, -1), x], dim=1)
-        bc, c_in = x.shape[0], x.shape[2]
-        # (B', P * patch_len, c) -> (B', P, patch_len * c): a token holds patch_len whole steps
-        tokens = x.reshape(bc, self.n_tokens, self.patch_len * c_in)
-        h = self.positions(self.input_projection(tokens) * math.sqrt(self.d_model))
-        h = self.encoder(h)
+        h, _, _ = self.encode(x)
         if self.head_kind == "fourier":
+            bc, c_in = x.shape[0], x.shape[2]
             seq = self.output_projection(h).reshape(bc, self.n_tokens * self.patch_len, c_in)
             out = self.head(seq[:, self.pad :])
         else:

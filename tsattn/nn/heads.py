@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from tsattn.nn.dropout import Dropout
+from tsattn.layers import Dropout
 
 __all__ = ["PoolingHead", "FlattenHead"]
 

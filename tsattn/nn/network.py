@@ -1,31 +1,36 @@
-"""The network every supervised estimator trains: projection, positions, encoder, head."""
+"""The network of the classifier and the regressor: the encoder trunk and a pooling or flatten head."""
 
 from __future__ import annotations
 
-import math
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import torch
 from torch import nn
 
-from tsattn.attention import build_attention
-from tsattn.nn.encoder import EncoderLayer, SinusoidalPositionalEncoding, TransformerEncoder
 from tsattn.nn.heads import FlattenHead, PoolingHead
+from tsattn.nn.tokenizers import StepTokenizer
+from tsattn.nn.trunk import EncoderTrunk
 
 __all__ = ["TSTransformer", "HEADS"]
 
 HEADS = ("meanmax", "pool", "flatten")
 
 
-class TSTransformer(nn.Module):
+class TSTransformer(EncoderTrunk):
     """Transformer encoder for series ``(B, N, n_channels)`` -> ``(B, n_outputs)``.
 
     Parameters
     ----------
-    n_channels, n_outputs, max_len : data-dependent sizes (``max_len`` is used by the flatten head).
-    attention : registered attention name; ``attention_params`` its hyperparameters.
-    d_model, n_heads, n_layers, dim_feedforward, dropout, norm, head : architecture.
-    attention_dropout : dropout on the attention weights (0 keeps SDPA on its fused kernels).
+    n_channels, n_outputs, max_len : data-dependent sizes (``max_len``, the longest training
+        series, sizes the flatten head).
+    head : ``"meanmax"`` (mean and maximum over the real tokens), ``"pool"`` (their mean) or
+        ``"flatten"`` (Zerveas et al.; needs series of at most ``max_len`` steps).
+    tokenizer : a factory ``d_model -> tokeniser``; default one token per step
+        (:class:`~tsattn.nn.tokenizers.StepTokenizer`).
+    **trunk : the trunk's parameters (:class:`~tsattn.nn.trunk.EncoderTrunk`: attention, sizes,
+        dropout, norm), with its defaults.
     """
 
     def __init__(
@@ -34,48 +39,24 @@ class TSTransformer(nn.Module):
         n_outputs: int,
         max_len: int,
         *,
-        attention: str = "softmax",
-        attention_params: dict[str, Any] | None = None,
-        d_model: int = 64,
-        n_heads: int = 8,
-        n_layers: int = 3,
-        dim_feedforward: int = 256,
-        dropout: float = 0.1,
-        norm: str = "batch",
         head: str = "meanmax",
-        attention_dropout: float = 0.0,
+        tokenizer: Callable[[int], nn.Module] | None = None,
+        **trunk: Any,
     ) -> None:
-        super().__init__()
-        self.d_model = d_model
-        self.input_projection = nn.Linear(n_channels, d_model)
-        self.positions = SinusoidalPositionalEncoding(d_model, dropout)
-        layers = [
-            EncoderLayer(
-                build_attention(
-                    attention,
-                    d_model,
-                    n_heads,
-                    dropout=attention_dropout,
-                    **(attention_params or {}),
-                ),
-                d_model,
-                dim_feedforward,
-                dropout,
-                norm,
-            )
-            for _ in range(n_layers)
-        ]
-        self.encoder = TransformerEncoder(layers)
-        if head in ("pool", "meanmax"):
-            self.head: nn.Module = PoolingHead(d_model, n_outputs, dropout, head == "meanmax")
-        elif head == "flatten":
-            self.head = FlattenHead(d_model, n_outputs, dropout, max_len)
-        else:
+        if head not in HEADS:
             raise ValueError(f"head must be one of {HEADS}, got {head!r}.")
+        super().__init__(tokenizer or partial(StepTokenizer, n_channels), **trunk)
+        p = self.dropout_rate
+        if head == "flatten":
+            self.head: nn.Module = FlattenHead(self.d_model, n_outputs, p, self.tokenizer.n_tokens(max_len))
+        else:
+            self.head = PoolingHead(self.d_model, n_outputs, p, with_max=head == "meanmax")
 
-    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
-        """``x (B, N, n_channels)``, ``mask (B, N)`` bool True = real -> ``(B, n_outputs)``."""
-        h = self.input_projection(x) * math.sqrt(self.d_model)
-        h = self.positions(h)
-        h = self.encoder(h, mask)
-        return self.head(h, mask)
+    def forward(
+        self, x: torch.Tensor, mask: torch.Tensor | None = None, need_weights: bool = False
+    ) -> torch.Tensor | tuple[torch.Tensor, list[torch.Tensor]]:
+        """``x (B, N, n_channels)``, ``mask (B, N)`` bool True = real -> ``(B, n_outputs)``; with
+        ``need_weights`` also each layer's attention weights ``(B, n_heads, N', N')``."""
+        h, mask, weights = self.encode(x, mask, need_weights)
+        out = self.head(h, mask)
+        return out if weights is None else (out, weights)

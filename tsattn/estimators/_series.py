@@ -1,0 +1,174 @@
+"""One series in, one forecast out: the input checks and output formatting of ``TSForecaster``.
+
+A series is a 1-D or 2-D array (time first) or a pandas Series/DataFrame; its values become a
+``(T, C)`` float64 array, and ``info`` remembers the container (and the tail of its time index), so a
+forecast comes back in the same kind, its index continuing the input's.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "as_series",
+    "as_windows",
+    "check_channels",
+    "check_length",
+    "finite",
+    "format_output",
+    "hold_out_tail",
+]
+
+def finite(values: np.ndarray, what: str) -> np.ndarray:
+    """``values`` if every entry is finite; else a ``ValueError`` giving the first bad position."""
+    if not np.isfinite(values).all():
+        bad = np.argwhere(~np.isfinite(values))[0]
+        raise ValueError(
+            f"{what} contains NaN or infinite values (first at position {tuple(int(i) for i in bad)}); "
+            "impute them first (e.g. df.interpolate() or df.ffill())."
+        )
+    return values
+
+
+def as_windows(contexts: Any, n_channels: int, what: str) -> np.ndarray:
+    """A 3-D array of context windows ``(n_windows, length, n_channels)`` as float64, checked."""
+    contexts = finite(np.asarray(contexts, dtype=np.float64), what)
+    if contexts.shape[0] == 0:
+        raise ValueError(f"{what} has 0 windows (shape {contexts.shape}); pass at least one.")
+    if contexts.shape[2] != n_channels:
+        raise ValueError(
+            f"{what} has {contexts.shape[2]} channel(s) but the forecaster was fitted on "
+            f"{n_channels}; pass the same channels as in fit."
+        )
+    return contexts
+
+
+def as_series(y: Any, what: str) -> tuple[np.ndarray, dict]:
+    """``(values (T, C) float64, info)``; ``info`` remembers the container to format outputs."""
+    info: dict[str, Any] = {"kind": "array2d"}
+    if isinstance(y, pd.Series):
+        info = {"kind": "series", "name": y.name, "index": _index_tail(y.index, what)}
+        values = y.to_numpy(dtype=np.float64)[:, None]
+    elif isinstance(y, pd.DataFrame):
+        info = {"kind": "frame", "columns": y.columns, "index": _index_tail(y.index, what)}
+        try:
+            values = y.to_numpy(dtype=np.float64)
+        except (TypeError, ValueError) as err:
+            raise ValueError(f"{what} has non-numeric columns: {err}") from err
+    else:
+        try:
+            values = np.asarray(y, dtype=np.float64)
+        except (TypeError, ValueError) as err:
+            raise ValueError(f"{what} must be numeric: {err}") from err
+        if values.ndim == 1:
+            info = {"kind": "array1d"}
+            values = values[:, None]
+        elif values.ndim != 2:
+            raise ValueError(
+                f"{what} has shape {values.shape}; expected one series (T,) or (T, n_channels) "
+                "(time along the first axis)."
+            )
+    if values.shape[1] == 0:
+        raise ValueError(f"{what} has 0 channels; pass at least one column.")
+    return finite(values, what), info
+
+
+def _index_tail(index: pd.Index, what: str) -> pd.Index:
+    """Check a time index and keep its last few entries (enough to continue it)."""
+    if isinstance(index, (pd.DatetimeIndex, pd.PeriodIndex)) or pd.api.types.is_numeric_dtype(
+        index
+    ):
+        if index.has_duplicates:
+            dup = index[index.duplicated()][0]
+            raise ValueError(
+                f"{what} has a duplicated time index (e.g. {dup}); aggregate or drop duplicates "
+                "first (e.g. df.groupby(level=0).mean())."
+            )
+        if not index.is_monotonic_increasing:
+            raise ValueError(
+                f"{what} has a time index that is not increasing; sort it first (df.sort_index())."
+            )
+    if isinstance(index, pd.DatetimeIndex):
+        freq = index.freq or (pd.infer_freq(index[-50:]) if len(index) >= 3 else None)
+        tail = index[-3:]
+        return pd.DatetimeIndex(tail, freq=freq) if freq is not None else tail
+    return index[-3:]
+
+
+def _continue_index(tail: pd.Index, steps: int) -> pd.Index:
+    if isinstance(tail, pd.DatetimeIndex):
+        if tail.freq is not None:
+            return pd.date_range(tail[-1], periods=steps + 1, freq=tail.freq)[1:]
+        if len(tail) >= 2:
+            step = tail[-1] - tail[-2]
+            return pd.DatetimeIndex([tail[-1] + step * (i + 1) for i in range(steps)])
+    if isinstance(tail, pd.PeriodIndex):
+        return pd.period_range(tail[-1] + 1, periods=steps, freq=tail.freq)
+    if pd.api.types.is_integer_dtype(tail) and len(tail):
+        step = int(tail[-1] - tail[-2]) if len(tail) >= 2 else 1
+        return pd.RangeIndex(int(tail[-1]) + step, int(tail[-1]) + step * (steps + 1), step)
+    return pd.RangeIndex(steps)
+
+
+def format_output(forecast: np.ndarray, info: dict) -> Any:
+    kind = info["kind"]
+    if kind == "array1d":
+        return forecast[:, 0]
+    if kind == "array2d":
+        return forecast
+    index = _continue_index(info["index"], len(forecast))
+    if kind == "series":
+        return pd.Series(forecast[:, 0], index=index, name=info["name"])
+    return pd.DataFrame(forecast, index=index, columns=info["columns"])
+
+
+def check_length(values: np.ndarray, context_length: int, horizon: int, what: str) -> None:
+    """Refuse a series shorter than one training window (``horizon=0``: than one context)."""
+    need = context_length + horizon
+    if len(values) >= need:
+        return
+    if not horizon:
+        raise ValueError(
+            f"{what} has {len(values)} time steps but context_length={context_length} are "
+            "needed; pass a longer context."
+        )
+    raise ValueError(
+        f"{what} has {len(values)} time steps, fewer than context_length + horizon = "
+        f"{context_length} + {horizon} = {need} needed for one training window. Pass a longer "
+        "series or lower context_length/horizon."
+    )
+
+
+def check_channels(values: np.ndarray, n_channels: int, what: str) -> None:
+    """Refuse a series whose channels differ from the ``n_channels`` seen in fit."""
+    if values.shape[-1] != n_channels:
+        raise ValueError(
+            f"{what} has {values.shape[-1]} channel(s) but TSForecaster was fitted on "
+            f"{n_channels}; pass the same channels as in fit."
+        )
+
+
+def hold_out_tail(
+    values: np.ndarray, fraction: float, context_length: int, horizon: int
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """``(train, validation)`` rows: the last ``fraction`` of the series is the validation series,
+    with ``context_length`` rows of overlap so that its first target is the first held-out row.
+    Too short a series: ``(values, None)`` with a warning."""
+    n_val = int(math.ceil(fraction * len(values)))
+    need = context_length + horizon
+    if n_val >= horizon and len(values) - n_val >= need:
+        return values[: len(values) - n_val], values[len(values) - n_val - context_length :]
+    warnings.warn(
+        f"y has {len(values)} steps: too few to hold out validation_fraction={fraction} "
+        f"({n_val} steps, at least horizon={horizon} needed) and keep {need} for training; "
+        "training without validation and monitoring the training loss. Pass a longer series, "
+        "y_val, or validation_fraction=0 to silence this.",
+        UserWarning,
+        stacklevel=4,
+    )
+    return values, None

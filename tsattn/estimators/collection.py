@@ -1,0 +1,224 @@
+"""The collection part of the core: estimators fitted on many series, one target each
+(``TSClassifier``, ``TSRegressor``).
+
+``X`` is ``(n, channels, length)``, ``(n, length)``, a list of ``(channels, length_i)`` arrays, an
+array with trailing-NaN padding, or an aeon/sktime collection (:func:`tsattn._input.to_series_batch`).
+Series are standardised per channel with training statistics, padded and masked, never truncated.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+import torch
+from sklearn.utils._param_validation import StrOptions
+from sklearn.utils.validation import check_is_fitted
+
+from tsattn._input import SeriesBatch, to_series_batch
+from tsattn.attention import AttentionSpec
+from tsattn.estimators.base import ATTENTION, BaseTSEstimator
+from tsattn.estimators.params import declare, param
+from tsattn.nn.network import HEADS, TSTransformer
+from tsattn.training import TensorData, predict, resolve_device
+
+__all__ = ["CollectionEstimator"]
+
+
+@declare
+class CollectionEstimator(BaseTSEstimator):
+    """Base of :class:`tsattn.TSClassifier` and :class:`tsattn.TSRegressor`."""
+
+    attention: str = param("softmax", **ATTENTION, kw_only=False)
+    head: str = param(
+        "meanmax", [StrOptions(set(HEADS))], "``'meanmax'`` concatenates the mean and the maximum "
+        "of the encoded real steps and ``'pool'`` takes their mean (both: any length at predict); "
+        "``'flatten'`` is Zerveas et al.'s flattened head (predict refuses series longer than the "
+        "longest training series). Compared in ``docs/results/compare_pool_head/``."
+    )
+
+    _network = TSTransformer
+
+    # ------------------------------------------------------------------ hooks of the two tasks
+    def _encode_targets(self, y: Any, n_series: int) -> tuple[torch.Tensor, int]:
+        """Validate ``y``, set target attributes, return ``(targets, n_outputs)``."""
+        raise NotImplementedError
+
+    def _stratify(self, y_encoded: torch.Tensor) -> np.ndarray | None:
+        return None
+
+    # ------------------------------------------------------------------ fit
+    def fit(self, X: Any, y: Any) -> CollectionEstimator:
+        """Train on series ``X`` and their labels or targets ``y``; returns ``self``."""
+        spec = self._validate()
+        return self._train(*self._build(X, y, spec), fixed_len=self.head == "flatten")
+
+    def _build(self, X: Any, y: Any, spec: AttentionSpec):
+        """Targets, standardisation, validation split and ``network_params_``; returns the
+        training and validation data and the seeds of this fit."""
+        if y is None:
+            raise ValueError(
+                f"{type(self).__name__} requires y to be passed, but the target y is None."
+            )
+        batch = to_series_batch(X)
+        n = batch.values.shape[0]
+        targets, n_outputs = self._encode_targets(y, n)
+        self.device_ = resolve_device(self.device)
+        self.n_channels_ = batch.n_channels
+        self.series_length_ = int(batch.values.shape[1])
+        self.equal_length_ = batch.equal_length
+        nf = _n_features(X)
+        self.n_features_in_ = nf if nf is not None else batch.n_channels
+
+        real = np.arange(self.series_length_)[None, :] < batch.lengths[:, None]
+        mean, scale = self._standardisation(batch.values[real].astype(np.float64))
+        self.channel_mean_, self.channel_scale_ = mean.astype(np.float32), scale.astype(np.float32)
+
+        seed, rng = self._random()
+        train_idx, valid_idx = self._split(n, targets, rng)
+        data = self._to_tensors(batch, targets)
+        train_data = data.subset(train_idx)
+        valid_data = data.subset(valid_idx) if valid_idx is not None else None
+
+        if self.max_len is None and "max_len" in spec.params:
+            # Equal-length training data: predict needs that length, so size s3's filter exactly
+            # (Algorithm 2's rfft(n=seq_len)). Unequal lengths: leave room for longer series.
+            default = spec.params["max_len"]
+            length = self.series_length_ if self.equal_length_ else max(default, self.series_length_)
+            spec = AttentionSpec(spec.name, {**spec.params, "max_len": length})
+        self.network_params_ = dict(
+            n_channels=self.n_channels_, n_outputs=n_outputs, max_len=self.series_length_,
+            head=self.head, **self._trunk_params(spec),
+        )  # fmt: skip
+        return train_data, valid_data, seed, rng
+
+    def _split(self, n: int, targets: torch.Tensor, rng: np.random.Generator):
+        if self.validation_fraction == 0:
+            return np.arange(n), None
+        n_valid = int(np.ceil(self.validation_fraction * n))
+        if n - n_valid < 2:
+            return self._no_split(
+                n, f"validation_fraction={self.validation_fraction} of {n} series leaves "
+                f"{n - n_valid} for training (at least 2 needed)", "a smaller validation_fraction"
+            )
+        strat = self._stratify(targets)
+        if strat is None:
+            perm = rng.permutation(n)
+            return np.sort(perm[n_valid:]), np.sort(perm[:n_valid])
+        from sklearn.model_selection import train_test_split
+
+        counts = np.bincount(strat)
+        if counts.min() < 2 or n_valid < len(counts) or n - n_valid < len(counts):
+            return self._no_split(
+                n, f"cannot carve a stratified validation split ({n} series, {len(counts)} "
+                f"classes, smallest class {counts.min()} series, validation_fraction="
+                f"{self.validation_fraction})", "every class at least 2 series, or a larger "
+                "validation_fraction",
+            )  # fmt: skip
+        seed = int(rng.integers(np.iinfo(np.int32).max))
+        train_idx, valid_idx = train_test_split(
+            np.arange(n), test_size=n_valid, stratify=strat, random_state=seed
+        )
+        return np.sort(train_idx), np.sort(valid_idx)
+
+    def _no_split(self, n: int, why: str, fix: str) -> tuple[np.ndarray, None]:
+        warnings.warn(
+            f"{why}: training on all series and monitoring the training loss instead, without "
+            f"early stopping. Give {fix}, or validation_fraction=0 to silence this.",
+            UserWarning,
+            stacklevel=4,
+        )
+        return np.arange(n), None
+
+    # ------------------------------------------------------------------ predict
+    def _check_X_predict(self, X: Any) -> SeriesBatch:
+        check_is_fitted(self, "module_")
+        batch = to_series_batch(X)
+        if batch.n_channels != self.n_channels_:
+            raise ValueError(
+                f"X has {batch.n_channels} channel(s) but {type(self).__name__} was fitted on "
+                f"{self.n_channels_}; pass series with the same channels as in fit."
+            )
+        n_features = _n_features(X)
+        if self.equal_length_ and (not batch.equal_length or batch.values.shape[1] != self.series_length_):
+            if n_features is not None and self.n_channels_ == 1 and _is_2d(X):
+                raise ValueError(
+                    f"X has {n_features} features, but {type(self).__name__} is expecting "
+                    f"{self.n_features_in_} features as input (the series length seen in fit)."
+                )
+            raise ValueError(
+                f"series length {int(batch.lengths.max())} differs from the length "
+                f"{self.series_length_} of every training series. Fit on series of unequal length "
+                "(padded with trailing NaN or as a list) to predict on any length."
+            )
+        if self.head == "flatten" and batch.values.shape[1] > self.series_length_:
+            raise ValueError(
+                f"a series has {batch.values.shape[1]} steps but head='flatten' was fitted on at "
+                f"most {self.series_length_}; use head='meanmax' or 'pool' to predict on longer series."
+            )
+        return batch
+
+    def _to_tensors(self, batch: SeriesBatch, y: torch.Tensor | None = None) -> TensorData:
+        values = (batch.values - self.channel_mean_) / self.channel_scale_
+        steps = np.arange(values.shape[1])[None, :, None] < batch.lengths[:, None, None]
+        values = np.where(steps, values, 0.0).astype(np.float32)
+        dev = self.device_
+        return TensorData(
+            x=torch.from_numpy(values).to(dev),
+            lengths=torch.from_numpy(batch.lengths).to(dev),
+            y=None if y is None else y.to(dev),
+        )
+
+    def _forward(self, X: Any) -> torch.Tensor:
+        data = self._to_tensors(self._check_X_predict(X))
+        return self._predict_tensor(data, fixed_len=self.head == "flatten")
+
+    def attention_maps(self, X: Any) -> np.ndarray:
+        """The attention weights of every layer and head for the series ``X``, as the network
+        computes them in ``predict``.
+
+        Parameters
+        ----------
+        X : series in any format ``fit`` takes, with the fitted channels (and length).
+
+        Returns
+        -------
+        maps : ndarray ``(n_series, n_layers, n_heads, N, N)`` float32, ``N`` the longest series in
+            ``X``. ``maps[i, l, h, t]`` is how much head ``h`` of layer ``l`` lets step ``t`` of series
+            ``i`` draw on each step (a distribution over its real steps); rows and columns of a
+            series' padded steps are zero. Scaled and multiresolution heads spread each pooled
+            key's weight equally over the steps it averages, the weight their values receive.
+
+        Raises
+        ------
+        ValueError
+            For variants whose output is not a weighted sum of the values by an ``N x N`` map
+            (``long_short``, ``s3``); the message names the variants that have one.
+
+        Notes
+        -----
+        Memory is ``n_series * n_layers * n_heads * N^2`` floats: pass a few series at a time.
+        """
+        check_is_fitted(self, "module_")
+        data = self._to_tensors(self._check_X_predict(X))
+        layer = self.module_.encoder.layers[0].attention
+        if not getattr(layer, "supports_weights", False):
+            raise layer.weights_unavailable()
+        _, weights = predict(
+            self.module_, data, batch_size=max(256, self.batch_size),
+            fixed_len=self.head == "flatten", precision=self.precision, need_weights=True,
+        )  # fmt: skip
+        return torch.stack(weights, dim=1).numpy()
+
+
+def _is_2d(X: Any) -> bool:
+    return isinstance(X, np.ndarray) and X.ndim == 2
+
+
+def _n_features(X: Any) -> int | None:
+    """``X.shape[1]`` for array input (channels for 3-D, length for 2-D), else None."""
+    shape = getattr(X, "shape", None)
+    if shape is not None and len(shape) in (2, 3) and not hasattr(X, "columns"):
+        return int(shape[1])
+    return None

@@ -1,0 +1,89 @@
+"""The encoder trunk every network is built on: tokeniser, positions, encoder layers.
+
+``tokens = tokenizer(x, mask)`` (one token per step, or patches...), sinusoidal positions with
+dropout, then ``n_layers`` post-norm encoder layers whose attention is any registered variant. The
+classification/regression network (:class:`~tsattn.nn.network.TSTransformer`) and the forecasting
+network (:class:`~tsattn.nn.forecasting.ForecastingTransformer`) are this trunk plus a head; their
+trunk parameters and defaults are declared here only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import torch
+from torch import nn
+
+from tsattn.attention import AttentionSpec, check_model_size, resolve_attention
+from tsattn.layers import SinusoidalPositionalEncoding
+from tsattn.nn.encoder import EncoderLayer, TransformerEncoder
+
+__all__ = ["EncoderTrunk"]
+
+
+class EncoderTrunk(nn.Module):
+    """Series ``(B, N, C)`` to encoded tokens ``(B, N', d_model)``.
+
+    Parameters
+    ----------
+    tokenizer : a factory ``d_model -> tokeniser module`` (:mod:`tsattn.nn.tokenizers`).
+    attention : a registered variant name, or an :class:`~tsattn.attention.AttentionSpec` resolved
+        already (the estimators resolve it once per fit); ``attention_params`` its hyperparameters
+        when a name is given.
+    d_model, n_heads, n_layers, dim_feedforward : model width, heads, layers, feed-forward width.
+    dropout : dropout on positions, residual branches and the feed-forward layer.
+    attention_dropout : dropout on the attention weights (0 keeps SDPA on its fused kernels).
+    norm : ``"batch"`` (BatchNorm over real steps, Zerveas et al.) or ``"layer"``.
+    """
+
+    def __init__(
+        self,
+        tokenizer: Callable[[int], nn.Module],
+        *,
+        attention: str | AttentionSpec = "softmax",
+        attention_params: Mapping[str, Any] | None = None,
+        d_model: int = 64,
+        n_heads: int = 8,
+        n_layers: int = 3,
+        dim_feedforward: int = 256,
+        dropout: float = 0.1,
+        attention_dropout: float = 0.0,
+        norm: str = "batch",
+    ) -> None:
+        super().__init__()
+        check_model_size(d_model, n_heads)
+        if isinstance(attention, AttentionSpec):
+            if attention_params:
+                raise ValueError("attention_params go with an attention name, not with a spec.")
+            spec = attention
+        else:
+            spec = resolve_attention(attention, attention_params, stacklevel=3)
+        self.d_model = int(d_model)
+        self.dropout_rate = float(dropout)  # the heads' dropout too
+        self.tokenizer = tokenizer(self.d_model)
+        self.positions = SinusoidalPositionalEncoding(self.d_model, dropout)
+        self.encoder = TransformerEncoder(
+            [
+                EncoderLayer(
+                    spec.build(d_model, n_heads, attention_dropout),
+                    self.d_model,
+                    int(dim_feedforward),
+                    dropout,
+                    norm,
+                )
+                for _ in range(int(n_layers))
+            ]
+        )
+
+    def encode(
+        self, x: torch.Tensor, mask: torch.Tensor | None = None, need_weights: bool = False
+    ) -> tuple[torch.Tensor, torch.Tensor | None, list[torch.Tensor] | None]:
+        """``x (B, N, C)``, ``mask (B, N) | None`` -> ``(h (B, N', d_model), token mask (B, N') |
+        None, per-layer attention weights (B, n_heads, N', N') or None)``."""
+        tokens, mask = self.tokenizer(x, mask)
+        h = self.positions(tokens)
+        if not need_weights:
+            return self.encoder(h, mask), mask, None
+        h, weights = self.encoder(h, mask, need_weights=True)
+        return h, mask, weights

@@ -1,0 +1,37 @@
+"""Training: the one loop, its callbacks, the one evaluation loop, devices and precision.
+
+Every estimator trains through :func:`train` with :class:`EarlyStopping`, :class:`NaNGuard`,
+:class:`LRScheduler` and :class:`ProgressBar` followed by the user's callbacks, and predicts
+through :func:`predict`. Data lives on the device as padded tensors (:class:`TensorData`).
+"""
+
+from tsattn.training.callbacks import (
+    LR_SCHEDULES,
+    Callback,
+    EarlyStopping,
+    LRScheduler,
+    NaNGuard,
+    ProgressBar,
+    TrainingDivergedError,
+)
+from tsattn.training.data import TensorData
+from tsattn.training.device import PRECISIONS, autocast, resolve_device, seeded
+from tsattn.training.loop import TrainResult, predict, train
+
+__all__ = [
+    "Callback",
+    "EarlyStopping",
+    "LRScheduler",
+    "LR_SCHEDULES",
+    "NaNGuard",
+    "PRECISIONS",
+    "ProgressBar",
+    "TensorData",
+    "TrainResult",
+    "TrainingDivergedError",
+    "autocast",
+    "predict",
+    "resolve_device",
+    "seeded",
+    "train",
+]

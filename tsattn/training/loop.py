@@ -1,0 +1,177 @@
+"""The one training loop and the one evaluation loop.
+
+:func:`train` runs epochs of shuffled mini-batches and hands each epoch's record to the callbacks,
+which do everything else (keeping the best weights, stopping early, the learning-rate schedule,
+the progress bar, the guard against non-finite values). :func:`predict` runs a module over data in
+batches in evaluation mode; validation during training and every estimator's ``predict`` use it.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from tsattn.training.callbacks import Callback, Diverged
+from tsattn.training.data import TensorData
+from tsattn.training.device import autocast
+
+__all__ = ["TrainResult", "train", "predict"]
+
+
+@dataclass
+class TrainResult:
+    """How training went: the epoch records, the best epoch (-1: none), how it ended."""
+
+    history: list[dict] = field(default_factory=list)
+    best_epoch: int = -1
+    interrupted: bool = False
+    stopped_early: bool = False
+
+
+def _has_batchnorm(module: nn.Module) -> bool:
+    return any(isinstance(m, nn.modules.batchnorm._BatchNorm) for m in module.modules())
+
+
+def _train_epoch(module, loss_fn, data, optimizer, batch_size, rng, fixed_len, precision) -> float:
+    module.train()
+    skip_singletons = len(data) > 1 and _has_batchnorm(module)
+    total, seen = 0.0, 0
+    for idx_np in data.shuffled_batches(batch_size, rng):
+        if len(idx_np) < 2 and skip_singletons:
+            continue  # a batch of one gives BatchNorm no variance to normalise by
+        idx = torch.as_tensor(idx_np, device=data.x.device)
+        x, mask = data.batch(idx, fixed_len)
+        with autocast(data.x.device, precision):
+            output = module(x, mask)
+        loss = loss_fn(output.float(), data.y[idx])
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        optimizer.step()
+        total += float(loss.detach()) * len(idx_np)
+        seen += len(idx_np)
+    return total / max(seen, 1)
+
+
+def train(
+    module: nn.Module,
+    loss_fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor],
+    train_data: TensorData,
+    valid_data: TensorData | None,
+    *,
+    optimizer: torch.optim.Optimizer,
+    max_epochs: int,
+    batch_size: int,
+    rng: np.random.Generator,
+    callbacks: Sequence[Callback] = (),
+    estimator: Any = None,
+    fixed_len: bool = False,
+    precision: str = "float32",
+    score_fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor] | None = None,
+) -> TrainResult:
+    """Train ``module`` in place for up to ``max_epochs`` epochs.
+
+    Each epoch: one pass over ``train_data`` in shuffled batches of ``batch_size`` (``rng``), the
+    loss and (with ``score_fn``, higher is better) the score on ``valid_data``, then a record
+    (``epoch``, ``lr``, ``train_loss``, ``valid_loss``, ``valid_score``, ``best``, ``dur``) appended to
+    the history and given to every callback in order; training stops after ``max_epochs``, when a
+    callback returns True, or on Ctrl-C (``KeyboardInterrupt``: a warning, and the result says so).
+    Every callback's ``on_train_end`` runs however training ends. ``precision``: see
+    :func:`~tsattn.training.autocast`.
+    """
+    result = TrainResult()
+    for cb in callbacks:
+        cb.on_train_begin(estimator)
+    try:
+        for epoch in range(1, max_epochs + 1):
+            t0 = time.perf_counter()
+            lr = optimizer.param_groups[0]["lr"]
+            train_loss = _train_epoch(
+                module, loss_fn, train_data, optimizer, batch_size, rng, fixed_len, precision
+            )
+            valid_loss = valid_score = None
+            if valid_data is not None:
+                out = predict(module, valid_data, batch_size=batch_size, fixed_len=fixed_len,
+                              precision=precision)  # fmt: skip
+                with torch.inference_mode():
+                    valid_loss = float(loss_fn(out, valid_data.y))
+                    valid_score = None if score_fn is None else float(score_fn(out, valid_data.y))
+            record = {"epoch": epoch, "lr": lr, "train_loss": train_loss, "valid_loss": valid_loss,
+                      "valid_score": valid_score, "best": False, "dur": time.perf_counter() - t0}  # fmt: skip
+            result.history.append(record)
+            stop = False
+            for cb in callbacks:
+                stop = bool(cb.on_epoch_end(estimator, record)) or stop
+            if stop:
+                result.stopped_early = True
+                break
+    except Diverged:
+        result.stopped_early = True
+    except KeyboardInterrupt:
+        result.interrupted = True
+        best = max((r["epoch"] for r in result.history if r["best"]), default=-1)
+        warnings.warn(
+            f"fit interrupted after {len(result.history)} epoch(s); keeping the best weights so far "
+            f"(epoch {best}). The model is fitted and usable.",
+            UserWarning,
+            stacklevel=4,
+        )
+    finally:
+        failures = []
+        for cb in callbacks:
+            try:
+                cb.on_train_end(estimator, result.history)
+            except Exception as err:  # every callback ends; the first failure is raised after
+                failures.append(err)
+        if failures:
+            raise failures[0]
+    result.best_epoch = max((r["epoch"] for r in result.history if r["best"]), default=-1)
+    return result
+
+
+def _pad_square(w: torch.Tensor, n: int) -> torch.Tensor:
+    pad = n - w.shape[-1]
+    return nn.functional.pad(w, (0, pad, 0, pad)) if pad else w
+
+
+def predict(
+    module: nn.Module,
+    data: TensorData,
+    *,
+    batch_size: int,
+    fixed_len: bool = False,
+    precision: str = "float32",
+    need_weights: bool = False,
+) -> torch.Tensor | tuple[torch.Tensor, list[torch.Tensor]]:
+    """Outputs of ``module`` for every row of ``data``, in eval mode, float32 on ``data``'s device.
+
+    With ``need_weights``, also each layer's attention weights on the CPU, ``(n, n_heads, N, N)``
+    with ``N`` the longest series' token count (zero beyond a series' own tokens).
+    """
+    if len(data) == 0:
+        raise ValueError("no series to predict: the data has 0 rows.")
+    module.eval()
+    outs: list[torch.Tensor] = []
+    per_batch: list[list[torch.Tensor]] = []
+    with torch.inference_mode():
+        for start in range(0, len(data), batch_size):
+            idx = torch.arange(start, min(start + batch_size, len(data)), device=data.x.device)
+            x, mask = data.batch(idx, fixed_len)
+            with autocast(data.x.device, precision):
+                out = module(x, mask, need_weights=True) if need_weights else module(x, mask)
+            if need_weights:
+                out, weights = out
+                per_batch.append([w.float().cpu() for w in weights])
+            outs.append(out.float())
+    outputs = torch.cat(outs)
+    if not need_weights:
+        return outputs
+    n = max(w.shape[-1] for batch in per_batch for w in batch)
+    layers = [torch.cat([_pad_square(b[i], n) for b in per_batch]) for i in range(len(per_batch[0]))]
+    return outputs, layers
