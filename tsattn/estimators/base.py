@@ -83,15 +83,30 @@ class BaseTSEstimator(BaseEstimator):
     s2: int | None = attention_param()
     block: int | None = attention_param()
     max_len: int | None = attention_param()
-    max_epochs: int = param(100, [POSITIVE_INT], "Upper bound on training epochs.")
+    max_epochs: int | None = param(
+        100, [POSITIVE_INT, None], "Upper bound on training epochs (None: the step budget alone)."
+    )
+    max_steps: int | str | None = param(
+        None, [POSITIVE_INT, StrOptions({"auto"}), None], "Upper bound on optimiser steps over the "
+        "whole fit (None: the epoch bound alone; ``'auto'``: the estimator's rule from the data "
+        "size). Training runs until the first of the two bounds; ``max_steps_`` is the resolved "
+        "budget."
+    )
+    warmup: float = param(
+        0.1, [RATE], "Share of the budget spent raising the rate linearly to ``lr`` "
+        "(``lr_schedule='warmup_cosine'``)."
+    )
     batch_size: int = param(32, [POSITIVE_INT], "Series (forecaster: windows) per training batch.")
     lr: float = param(
         1e-3, [Interval(Real, 0, None, closed="neither")], "AdamW learning rate.",
         hint="Typical rates: 1e-4 to 3e-3.",
     )
     lr_schedule: str | None = param(
-        "plateau", [StrOptions({"cosine", "plateau"}), None], "Constant rate (None), cosine "
-        "annealing over ``max_epochs``, or halving when the monitored loss stops improving."
+        "plateau", [StrOptions({"cosine", "plateau", "warmup_cosine"}), None], "Constant rate "
+        "(None), cosine annealing over ``max_epochs``, halving when the monitored loss stops "
+        "improving, or ``'warmup_cosine'``: linear warm-up over ``warmup`` of the step budget, then "
+        "cosine annealing to 0 at its end, stepped every optimiser step; without a validation split "
+        "it keeps the final weights (the rate has decayed to 0) instead of the lowest training loss."
     )
     weight_decay: float = param(
         0.05, [Interval(Real, 0, None, closed="left")], "AdamW weight decay."
@@ -151,6 +166,22 @@ class BaseTSEstimator(BaseEstimator):
             spec.build(self.d_model, self.n_heads, self.attention_dropout)
         return spec
 
+    def _auto_steps(self, n_train: int) -> int:
+        """The step budget of ``max_steps='auto'`` for ``n_train`` training series or windows."""
+        raise ValueError(f"{type(self).__name__} has no rule for max_steps='auto'; give a number.")
+
+    def _budget(self, n_train: int) -> tuple[int, int | None]:
+        """``(epochs, steps)`` bounds of this fit: the loop's epoch bound and the step budget
+        (None: epochs alone), from ``max_epochs`` and ``max_steps``."""
+        if self.max_epochs is None and self.max_steps is None:
+            raise ValueError("max_epochs and max_steps are both None: give at least one budget.")
+        per_epoch = -(-n_train // self.batch_size)
+        steps = self._auto_steps(n_train) if self.max_steps == "auto" else self.max_steps
+        if self.max_epochs is not None:
+            steps = None if steps is None else min(steps, self.max_epochs * per_epoch)
+            return self.max_epochs, steps
+        return -(-steps // per_epoch), steps
+
     def _random(self) -> tuple[int, np.random.Generator]:
         """The seed of torch's generators for this fit and the numpy generator of splits and
         batches, both drawn from ``random_state``."""
@@ -190,6 +221,10 @@ class BaseTSEstimator(BaseEstimator):
     ) -> BaseTSEstimator:
         """Build the network from ``network_params_`` and train it; set the fitted attributes."""
         patience = self.patience if valid_data is not None else None
+        epochs, steps = self._budget(len(train_data))
+        if self.lr_schedule == "warmup_cosine" and steps is None:
+            steps = epochs * -(-len(train_data) // self.batch_size)
+        self.max_steps_ = steps
         with seeded(seed, self.device_):
             self.module_ = self._build_network().to(self.device_)
             optimizer = torch.optim.AdamW(
@@ -199,17 +234,18 @@ class BaseTSEstimator(BaseEstimator):
             def finite_outputs() -> bool:
                 return bool(torch.isfinite(self._predict_tensor(train_data, fixed_len)).all())
 
+            keep_last = valid_data is None and self.lr_schedule == "warmup_cosine"
             callbacks: list[Callback] = [
-                EarlyStopping(self.module_, patience),
+                EarlyStopping(self.module_, patience, keep_last=keep_last),
                 NaNGuard(self.module_, hint=f"lr={self.lr}", verify=finite_outputs),
-                LRScheduler(optimizer, self.lr_schedule, self.max_epochs, patience),
+                LRScheduler(optimizer, self.lr_schedule, epochs, patience, steps, self.warmup),
             ]
             if self.verbose:
-                callbacks.append(ProgressBar(self.max_epochs, f"fit {type(self).__name__}"))
+                callbacks.append(ProgressBar(epochs, f"fit {type(self).__name__}"))
             try:
                 result = train(
                     self.module_, self._loss, train_data, valid_data, optimizer=optimizer,
-                    max_epochs=self.max_epochs, batch_size=self.batch_size, rng=rng,
+                    max_epochs=epochs, max_steps=steps, batch_size=self.batch_size, rng=rng,
                     callbacks=[*callbacks, *(self.callbacks or ())], estimator=self,
                     fixed_len=fixed_len, precision=self.precision, score_fn=self._score_fn,
                 )  # fmt: skip
@@ -219,6 +255,7 @@ class BaseTSEstimator(BaseEstimator):
         self.history_ = result.history
         self.best_epoch_ = result.best_epoch
         self.n_epochs_ = len(result.history)
+        self.n_steps_ = result.n_steps
         self.interrupted_ = result.interrupted
         return self
 

@@ -8,6 +8,7 @@ Series are standardised per channel with training statistics, padded and masked,
 
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Any
 
@@ -17,10 +18,12 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from tsattn._input import SeriesBatch, to_series_batch
+from tsattn._validation import POSITIVE_INT
 from tsattn.attention import AttentionSpec
 from tsattn.estimators.base import ATTENTION, BaseTSEstimator
 from tsattn.estimators.params import declare, param
 from tsattn.nn.network import HEADS, TSTransformer
+from tsattn.nn.tokenizers import TOKENIZERS
 from tsattn.training import TensorData, predict, resolve_device
 
 __all__ = ["CollectionEstimator"]
@@ -36,6 +39,18 @@ class CollectionEstimator(BaseTSEstimator):
         "of the encoded real steps and ``'pool'`` takes their mean (both: any length at predict); "
         "``'flatten'`` is Zerveas et al.'s flattened head (predict refuses series longer than the "
         "longest training series). Compared in ``docs/results/compare_pool_head/``."
+    )
+    tokenizer: str = param(
+        "step", [StrOptions(set(TOKENIZERS))], "How series become tokens: ``'step'`` one token per "
+        "step (a linear map of its channels, Zerveas et al.); ``'patch'`` non-overlapping patches "
+        "of ``ceil(length / max_tokens)`` steps, each mapped linearly; ``'conv'`` a strided "
+        "convolutional stem (:class:`~tsattn.nn.tokenizers.ConvTokenizer`) that halves the steps "
+        "until the longest training series gives at most ``max_tokens`` tokens. Patches and the "
+        "stem bound the attention's cost and the number of tokens for long series."
+    )
+    max_tokens: int = param(
+        32, [POSITIVE_INT], "Token budget of the ``'patch'`` and ``'conv'`` tokenisers for the "
+        "longest training series (``'step'`` ignores it)."
     )
 
     _network = TSTransformer
@@ -87,11 +102,23 @@ class CollectionEstimator(BaseTSEstimator):
             default = spec.params["max_len"]
             length = self.series_length_ if self.equal_length_ else max(default, self.series_length_)
             spec = AttentionSpec(spec.name, {**spec.params, "max_len": length})
+        tokenizer_params = self._tokenizer_params(self.series_length_)
         self.network_params_ = dict(
             n_channels=self.n_channels_, n_outputs=n_outputs, max_len=self.series_length_,
-            head=self.head, **self._trunk_params(spec),
+            head=self.head, tokenizer=self.tokenizer, tokenizer_params=tokenizer_params,
+            **self._trunk_params(spec),
         )  # fmt: skip
+        self.token_steps_ = int(tokenizer_params.get("patch_len", 2 ** tokenizer_params.get("n_down", 0)))
+        self.n_tokens_ = -(-self.series_length_ // self.token_steps_)
         return train_data, valid_data, seed, rng
+
+    def _tokenizer_params(self, length: int) -> dict[str, int]:
+        """The tokeniser's sizes for training series of at most ``length`` steps."""
+        if self.tokenizer == "patch":
+            return {"patch_len": -(-length // self.max_tokens)}
+        if self.tokenizer == "conv":
+            return {"n_down": max(0, math.ceil(math.log2(length / self.max_tokens)))}
+        return {}
 
     def _split(self, n: int, targets: torch.Tensor, rng: np.random.Generator):
         if self.validation_fraction == 0:

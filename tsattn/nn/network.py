@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import partial
 from typing import Any
 
 import torch
 from torch import nn
 
 from tsattn.nn.heads import FlattenHead, PoolingHead
-from tsattn.nn.tokenizers import StepTokenizer
+from tsattn.nn.tokenizers import tokenizer_factory
 from tsattn.nn.trunk import EncoderTrunk
 
 __all__ = ["TSTransformer", "HEADS"]
@@ -27,8 +26,9 @@ class TSTransformer(EncoderTrunk):
         series, sizes the flatten head).
     head : ``"meanmax"`` (mean and maximum over the real tokens), ``"pool"`` (their mean) or
         ``"flatten"`` (Zerveas et al.; needs series of at most ``max_len`` steps).
-    tokenizer : a factory ``d_model -> tokeniser``; default one token per step
-        (:class:`~tsattn.nn.tokenizers.StepTokenizer`).
+    tokenizer : a tokeniser name of :data:`~tsattn.nn.tokenizers.TOKENIZERS` (``"step"``,
+        ``"patch"``, ``"conv"``) with ``tokenizer_params``, or a factory ``d_model -> tokeniser``;
+        default one token per step (:class:`~tsattn.nn.tokenizers.StepTokenizer`).
     **trunk : the trunk's parameters (:class:`~tsattn.nn.trunk.EncoderTrunk`: attention, sizes,
         dropout, norm), with its defaults.
     """
@@ -40,12 +40,15 @@ class TSTransformer(EncoderTrunk):
         max_len: int,
         *,
         head: str = "meanmax",
-        tokenizer: Callable[[int], nn.Module] | None = None,
+        tokenizer: str | Callable[[int], nn.Module] = "step",
+        tokenizer_params: dict[str, Any] | None = None,
         **trunk: Any,
     ) -> None:
         if head not in HEADS:
             raise ValueError(f"head must be one of {HEADS}, got {head!r}.")
-        super().__init__(tokenizer or partial(StepTokenizer, n_channels), **trunk)
+        if isinstance(tokenizer, str):
+            tokenizer = tokenizer_factory(tokenizer, n_channels, tokenizer_params)
+        super().__init__(tokenizer, **trunk)
         p = self.dropout_rate
         if head == "flatten":
             self.head: nn.Module = FlattenHead(self.d_model, n_outputs, p, self.tokenizer.n_tokens(max_len))

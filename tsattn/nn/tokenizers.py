@@ -11,11 +11,16 @@ new tokeniser (strided convolution, overlapping patches...) is one class here an
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from functools import partial
+from typing import Any
 
 import torch
 from torch import nn
 
-__all__ = ["StepTokenizer", "PatchTokenizer"]
+from tsattn.layers import MaskedBatchNorm1d
+
+__all__ = ["StepTokenizer", "PatchTokenizer", "ConvTokenizer", "TOKENIZERS", "tokenizer_factory"]
 
 
 class StepTokenizer(nn.Module):
@@ -71,3 +76,66 @@ class PatchTokenizer(nn.Module):
             mask = nn.functional.pad(mask, (pad, 0), value=True).reshape(b, p, -1).any(dim=-1)
             mask = None if bool(mask.all()) else mask
         return tokens, mask
+
+
+class ConvTokenizer(nn.Module):
+    """A strided convolutional stem: ``n_down`` blocks that each halve the steps, then one block at
+    the tokens' resolution; a token sees about ``2**n_down`` steps and their neighbours.
+
+    Each block is ``Conv1d`` (kernel ``kernel_size``, stride 2 in the ``n_down`` halving blocks,
+    kernel 3 and stride 1 in the last), BatchNorm over the real positions, GELU; every block has
+    ``d_model`` channels. A series of ``n`` steps gives ``ceil(n / 2**n_down)`` tokens. Padded
+    positions are zeroed after every block, so padding never leaks into real tokens' statistics,
+    and a token is real when its position is below the series' length at that resolution. With
+    ``n_down=0`` it is a small convolutional embedding, one token per step.
+    """
+
+    def __init__(self, n_channels: int, d_model: int, n_down: int = 0, kernel_size: int = 5) -> None:
+        super().__init__()
+        self.d_model = d_model
+        self.n_down = int(n_down)
+        k = int(kernel_size)
+        convs = [nn.Conv1d(n_channels if i == 0 else d_model, d_model, k, stride=2, padding=k // 2)
+                 for i in range(self.n_down)]  # fmt: skip
+        convs.append(nn.Conv1d(n_channels if self.n_down == 0 else d_model, d_model, 3, padding=1))
+        self.convs = nn.ModuleList(convs)
+        self.norms = nn.ModuleList(MaskedBatchNorm1d(d_model) for _ in convs)
+
+    def n_tokens(self, n: int) -> int:
+        return -(-n // 2**self.n_down)
+
+    def forward(
+        self, x: torch.Tensor, mask: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """``x (B, N, C)`` -> ``(tokens (B, ceil(N / 2**n_down), d_model), mask | None)``."""
+        lengths = None if mask is None else mask.sum(dim=1)
+        h = x.transpose(1, 2)  # (B, C, N)
+        for i, (conv, norm) in enumerate(zip(self.convs, self.norms, strict=True)):
+            h = conv(h)
+            if lengths is not None and i < self.n_down:
+                lengths = torch.div(lengths + 1, 2, rounding_mode="floor")
+            m = None
+            if lengths is not None:
+                m = torch.arange(h.shape[2], device=h.device)[None, :] < lengths[:, None]
+            t = nn.functional.gelu(norm(h.transpose(1, 2), m))  # (B, N', d_model)
+            if m is not None:
+                t = t * m[..., None].to(t.dtype)
+            h = t.transpose(1, 2)
+        mask = None if m is None or bool(m.all()) else m
+        return h.transpose(1, 2), mask
+
+
+#: Tokeniser name -> class; each takes ``(n_channels, d_model, **params)``.
+TOKENIZERS: dict[str, type[nn.Module]] = {
+    "step": StepTokenizer,
+    "patch": PatchTokenizer,
+    "conv": ConvTokenizer,
+}
+
+
+def tokenizer_factory(name: str, n_channels: int, params: dict[str, Any] | None = None
+                      ) -> Callable[[int], nn.Module]:
+    """The factory ``d_model -> tokeniser`` for tokeniser ``name`` (:data:`TOKENIZERS`)."""
+    if name not in TOKENIZERS:
+        raise ValueError(f"tokenizer must be one of {sorted(TOKENIZERS)}, got {name!r}.")
+    return partial(TOKENIZERS[name], n_channels, **(params or {}))

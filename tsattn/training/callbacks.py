@@ -13,6 +13,7 @@ import copy
 import math
 import warnings
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import torch
@@ -26,9 +27,10 @@ __all__ = [
     "NaNGuard",
     "ProgressBar",
     "TrainingDivergedError",
+    "warmup_cosine",
 ]
 
-LR_SCHEDULES = (None, "cosine", "plateau")
+LR_SCHEDULES = (None, "cosine", "plateau", "warmup_cosine")
 
 
 class Callback:
@@ -42,6 +44,9 @@ class Callback:
 
     def on_train_begin(self, estimator: Any) -> None:  # noqa: B027 - intentional no-op hook
         pass
+
+    def on_step_end(self, estimator: Any, step: int) -> None:  # noqa: B027
+        """After optimiser step ``step`` (counted from 1 over the whole fit)."""
 
     def on_epoch_end(self, estimator: Any, record: dict) -> bool | None:  # noqa: B027
         return None
@@ -124,11 +129,16 @@ class EarlyStopping(Callback):
     ``select_on_score`` and a validation score (higher is better, e.g. accuracy), the best epoch is
     the one with the highest validation score, ties broken by the lower validation loss. The best
     weights are restored when training ends, however it ends. ``patience=None`` never stops early.
+
+    ``keep_last=True`` (for schedules that decay the rate to zero, with no validation data): every
+    epoch with finite values is the new best, so the final weights are kept (and the last finite
+    ones after a divergence).
     """
 
-    def __init__(self, module: nn.Module, patience: int | None) -> None:
+    def __init__(self, module: nn.Module, patience: int | None, keep_last: bool = False) -> None:
         self.module = module
         self.patience = patience
+        self.keep_last = keep_last
 
     def on_train_begin(self, estimator: Any) -> None:
         self.best_key = (math.inf, math.inf)
@@ -139,6 +149,8 @@ class EarlyStopping(Callback):
         monitored = record["valid_loss"] if record["valid_loss"] is not None else record["train_loss"]
         score = record["valid_score"]
         key = (-score if score is not None else 0.0, monitored)
+        if self.keep_last:
+            key = (0.0, -float(record["epoch"]))
         finite = math.isfinite(monitored) and finite_state(self.module)
         record["best"] = finite and key < self.best_key
         if record["best"]:
@@ -159,7 +171,9 @@ class LRScheduler(Callback):
 
     ``None`` keeps the rate; ``"cosine"`` anneals it to 0 over ``max_epochs``; ``"plateau"`` halves it
     after ``max(2, patience // 3)`` epochs without improvement of the monitored loss (``patience``
-    None: 10).
+    None: 10); ``"warmup_cosine"``, stepped after every optimiser step, raises it linearly from
+    ``1/W`` of ``lr`` to ``lr`` over the first ``W = warmup * total_steps`` steps and anneals it to 0
+    at ``total_steps`` along a cosine.
     """
 
     def __init__(
@@ -168,10 +182,19 @@ class LRScheduler(Callback):
         schedule: str | None,
         max_epochs: int,
         patience: int | None,
+        total_steps: int | None = None,
+        warmup: float = 0.1,
     ) -> None:
         self.optimizer = optimizer
+        self.per_step = schedule == "warmup_cosine"
         if schedule is None:
             self.scheduler = None
+        elif schedule == "warmup_cosine":
+            if not total_steps:
+                raise ValueError("lr_schedule='warmup_cosine' needs the total number of steps.")
+            self.scheduler = torch.optim.lr_scheduler.LambdaLR(
+                optimizer, partial(warmup_cosine, total=int(total_steps), warmup=warmup)
+            )
         elif schedule == "cosine":
             self.scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=max_epochs)
         elif schedule == "plateau":
@@ -182,13 +205,26 @@ class LRScheduler(Callback):
         else:
             raise ValueError(f"lr_schedule must be one of {LR_SCHEDULES}, got {schedule!r}.")
 
+    def on_step_end(self, estimator: Any, step: int) -> None:
+        if self.per_step:
+            self.scheduler.step()
+
     def on_epoch_end(self, estimator: Any, record: dict) -> None:
         if isinstance(self.scheduler, torch.optim.lr_scheduler.ReduceLROnPlateau):
             valid = record["valid_loss"]
             self.scheduler.step(valid if valid is not None else record["train_loss"])
-        elif self.scheduler is not None:
+        elif self.scheduler is not None and not self.per_step:
             self.scheduler.step()
         record["lr"] = self.optimizer.param_groups[0]["lr"]
+
+
+def warmup_cosine(step: int, total: int, warmup: float) -> float:
+    """The rate's factor at ``step`` (0-based): linear warm-up over ``warmup * total`` steps, then a
+    cosine from 1 to 0 at ``total``."""
+    w = max(1, int(warmup * total))
+    if step < w:
+        return (step + 1) / w
+    return 0.5 * (1.0 + math.cos(math.pi * min(1.0, (step - w) / max(1, total - w))))
 
 
 class ProgressBar(Callback):

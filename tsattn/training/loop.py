@@ -33,13 +33,17 @@ class TrainResult:
     best_epoch: int = -1
     interrupted: bool = False
     stopped_early: bool = False
+    n_steps: int = 0
 
 
 def _has_batchnorm(module: nn.Module) -> bool:
     return any(isinstance(m, nn.modules.batchnorm._BatchNorm) for m in module.modules())
 
 
-def _train_epoch(module, loss_fn, data, optimizer, batch_size, rng, fixed_len, precision) -> float:
+def _train_epoch(module, loss_fn, data, optimizer, batch_size, rng, fixed_len, precision,
+                 callbacks=(), estimator=None, step=0, max_steps=None) -> tuple[float, int]:
+    """One pass over ``data`` (or up to ``max_steps`` steps in all); returns the mean loss and the
+    step count so far."""
     module.train()
     skip_singletons = len(data) > 1 and _has_batchnorm(module)
     total, seen = 0.0, 0
@@ -54,9 +58,14 @@ def _train_epoch(module, loss_fn, data, optimizer, batch_size, rng, fixed_len, p
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()
+        step += 1
+        for cb in callbacks:
+            cb.on_step_end(estimator, step)
         total += float(loss.detach()) * len(idx_np)
         seen += len(idx_np)
-    return total / max(seen, 1)
+        if max_steps is not None and step >= max_steps:
+            break
+    return total / max(seen, 1), step
 
 
 def train(
@@ -69,31 +78,35 @@ def train(
     max_epochs: int,
     batch_size: int,
     rng: np.random.Generator,
+    max_steps: int | None = None,
     callbacks: Sequence[Callback] = (),
     estimator: Any = None,
     fixed_len: bool = False,
     precision: str = "float32",
     score_fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor] | None = None,
 ) -> TrainResult:
-    """Train ``module`` in place for up to ``max_epochs`` epochs.
+    """Train ``module`` in place for up to ``max_epochs`` epochs and ``max_steps`` optimiser steps.
 
     Each epoch: one pass over ``train_data`` in shuffled batches of ``batch_size`` (``rng``), the
     loss and (with ``score_fn``, higher is better) the score on ``valid_data``, then a record
     (``epoch``, ``lr``, ``train_loss``, ``valid_loss``, ``valid_score``, ``best``, ``dur``) appended to
-    the history and given to every callback in order; training stops after ``max_epochs``, when a
+    the history and given to every callback in order (``on_step_end`` runs after every optimiser
+    step); training stops after ``max_epochs``, after ``max_steps`` steps (mid-epoch), when a
     callback returns True, or on Ctrl-C (``KeyboardInterrupt``: a warning, and the result says so).
     Every callback's ``on_train_end`` runs however training ends. ``precision``: see
     :func:`~tsattn.training.autocast`.
     """
     result = TrainResult()
+    step = 0
     for cb in callbacks:
         cb.on_train_begin(estimator)
     try:
         for epoch in range(1, max_epochs + 1):
             t0 = time.perf_counter()
             lr = optimizer.param_groups[0]["lr"]
-            train_loss = _train_epoch(
-                module, loss_fn, train_data, optimizer, batch_size, rng, fixed_len, precision
+            train_loss, step = _train_epoch(
+                module, loss_fn, train_data, optimizer, batch_size, rng, fixed_len, precision,
+                callbacks, estimator, step, max_steps,
             )
             valid_loss = valid_score = None
             if valid_data is not None:
@@ -102,14 +115,17 @@ def train(
                 with torch.inference_mode():
                     valid_loss = float(loss_fn(out, valid_data.y))
                     valid_score = None if score_fn is None else float(score_fn(out, valid_data.y))
-            record = {"epoch": epoch, "lr": lr, "train_loss": train_loss, "valid_loss": valid_loss,
-                      "valid_score": valid_score, "best": False, "dur": time.perf_counter() - t0}  # fmt: skip
+            record = {"epoch": epoch, "step": step, "lr": lr, "train_loss": train_loss,
+                      "valid_loss": valid_loss, "valid_score": valid_score, "best": False,
+                      "dur": time.perf_counter() - t0}  # fmt: skip
             result.history.append(record)
             stop = False
             for cb in callbacks:
                 stop = bool(cb.on_epoch_end(estimator, record)) or stop
             if stop:
                 result.stopped_early = True
+                break
+            if max_steps is not None and step >= max_steps:
                 break
     except Diverged:
         result.stopped_early = True
@@ -132,6 +148,7 @@ def train(
         if failures:
             raise failures[0]
     result.best_epoch = max((r["epoch"] for r in result.history if r["best"]), default=-1)
+    result.n_steps = step
     return result
 
 
