@@ -182,6 +182,10 @@ class BaseTSEstimator(BaseEstimator):
             return self.max_epochs, steps
         return -(-steps // per_epoch), steps
 
+    def _augmentation(self):
+        """The training-batch transform of this estimator (None: no augmentation)."""
+        return None
+
     def _random(self) -> tuple[int, np.random.Generator]:
         """The seed of torch's generators for this fit and the numpy generator of splits and
         batches, both drawn from ``random_state``."""
@@ -246,6 +250,7 @@ class BaseTSEstimator(BaseEstimator):
                 result = train(
                     self.module_, self._loss, train_data, valid_data, optimizer=optimizer,
                     max_epochs=epochs, max_steps=steps, batch_size=self.batch_size, rng=rng,
+                    transform=self._augmentation(),
                     callbacks=[*callbacks, *(self.callbacks or ())], estimator=self,
                     fixed_len=fixed_len, precision=self.precision, score_fn=self._score_fn,
                 )  # fmt: skip

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import math
 import warnings
+from numbers import Real
 from typing import Any
 
 import numpy as np
 import torch
-from sklearn.utils._param_validation import StrOptions
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from tsattn._input import SeriesBatch, to_series_batch
@@ -24,7 +25,7 @@ from tsattn.estimators.base import ATTENTION, BaseTSEstimator
 from tsattn.estimators.params import declare, param
 from tsattn.nn.network import HEADS, TSTransformer
 from tsattn.nn.tokenizers import TOKENIZERS
-from tsattn.training import TensorData, predict, resolve_device
+from tsattn.training import SliceAndScale, TensorData, predict, resolve_device
 
 __all__ = ["CollectionEstimator"]
 
@@ -51,6 +52,15 @@ class CollectionEstimator(BaseTSEstimator):
     max_tokens: int = param(
         32, [POSITIVE_INT], "Token budget of the ``'patch'`` and ``'conv'`` tokenisers for the "
         "longest training series (``'step'`` ignores it)."
+    )
+    crop: float = param(
+        1.0, [Interval(Real, 0, 1, closed="right")], "Training augmentation, window slicing: each "
+        "training series is cut to a random window of at least this share of its steps, stretched "
+        "back to its length (:class:`~tsattn.training.SliceAndScale`). 1 switches it off."
+    )
+    scale_jitter: float = param(
+        0.0, [Interval(Real, 0, None, closed="left")], "Training augmentation: each training series' "
+        "channels are multiplied by ``exp(N(0, scale_jitter**2))``. 0 switches it off."
     )
 
     _network = TSTransformer
@@ -111,6 +121,10 @@ class CollectionEstimator(BaseTSEstimator):
         self.token_steps_ = int(tokenizer_params.get("patch_len", 2 ** tokenizer_params.get("n_down", 0)))
         self.n_tokens_ = -(-self.series_length_ // self.token_steps_)
         return train_data, valid_data, seed, rng
+
+    def _augmentation(self) -> SliceAndScale | None:
+        transform = SliceAndScale(self.crop, self.scale_jitter)
+        return transform if transform.active else None
 
     def _tokenizer_params(self, length: int) -> dict[str, int]:
         """The tokeniser's sizes for training series of at most ``length`` steps."""

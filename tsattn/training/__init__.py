@@ -5,6 +5,7 @@ Every estimator trains through :func:`train` with :class:`EarlyStopping`, :class
 through :func:`predict`. Data lives on the device as padded tensors (:class:`TensorData`).
 """
 
+from tsattn.training.augment import SliceAndScale
 from tsattn.training.callbacks import (
     LR_SCHEDULES,
     Callback,
@@ -26,6 +27,7 @@ __all__ = [
     "NaNGuard",
     "PRECISIONS",
     "ProgressBar",
+    "SliceAndScale",
     "TensorData",
     "TrainResult",
     "TrainingDivergedError",

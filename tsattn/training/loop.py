@@ -41,7 +41,8 @@ def _has_batchnorm(module: nn.Module) -> bool:
 
 
 def _train_epoch(module, loss_fn, data, optimizer, batch_size, rng, fixed_len, precision,
-                 callbacks=(), estimator=None, step=0, max_steps=None) -> tuple[float, int]:
+                 callbacks=(), estimator=None, step=0, max_steps=None, transform=None
+                 ) -> tuple[float, int]:
     """One pass over ``data`` (or up to ``max_steps`` steps in all); returns the mean loss and the
     step count so far."""
     module.train()
@@ -52,6 +53,8 @@ def _train_epoch(module, loss_fn, data, optimizer, batch_size, rng, fixed_len, p
             continue  # a batch of one gives BatchNorm no variance to normalise by
         idx = torch.as_tensor(idx_np, device=data.x.device)
         x, mask = data.batch(idx, fixed_len)
+        if transform is not None:
+            x = transform(x, mask)
         with autocast(data.x.device, precision):
             output = module(x, mask)
         loss = loss_fn(output.float(), data.y[idx])
@@ -79,6 +82,7 @@ def train(
     batch_size: int,
     rng: np.random.Generator,
     max_steps: int | None = None,
+    transform: Callable[[torch.Tensor, torch.Tensor | None], torch.Tensor] | None = None,
     callbacks: Sequence[Callback] = (),
     estimator: Any = None,
     fixed_len: bool = False,
@@ -91,7 +95,7 @@ def train(
     loss and (with ``score_fn``, higher is better) the score on ``valid_data``, then a record
     (``epoch``, ``lr``, ``train_loss``, ``valid_loss``, ``valid_score``, ``best``, ``dur``) appended to
     the history and given to every callback in order (``on_step_end`` runs after every optimiser
-    step); training stops after ``max_epochs``, after ``max_steps`` steps (mid-epoch), when a
+    step; ``transform(x, mask)`` augments each training batch); training stops after ``max_epochs``, after ``max_steps`` steps (mid-epoch), when a
     callback returns True, or on Ctrl-C (``KeyboardInterrupt``: a warning, and the result says so).
     Every callback's ``on_train_end`` runs however training ends. ``precision``: see
     :func:`~tsattn.training.autocast`.
@@ -106,7 +110,7 @@ def train(
             lr = optimizer.param_groups[0]["lr"]
             train_loss, step = _train_epoch(
                 module, loss_fn, train_data, optimizer, batch_size, rng, fixed_len, precision,
-                callbacks, estimator, step, max_steps,
+                callbacks, estimator, step, max_steps, transform,
             )
             valid_loss = valid_score = None
             if valid_data is not None:

@@ -1,0 +1,107 @@
+"""Tokenisers, step budget, warm-up + cosine schedule and training augmentation of the collection
+estimators."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from tsattn import TSClassifier, TSRegressor
+from tsattn.nn import ConvTokenizer
+from tsattn.training import SliceAndScale
+from tsattn.training.callbacks import warmup_cosine
+
+TINY = dict(d_model=16, n_heads=2, n_layers=1, dim_feedforward=32, random_state=0)
+
+
+def _data(n=24, c=2, length=60, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, c, length))
+    y = np.arange(n) % 2
+    X[y == 1, 0] += np.sin(np.linspace(0, 6, length))  # a learnable difference
+    return X, y
+
+
+def test_conv_tokenizer_halves_steps_and_ignores_padding():
+    torch.manual_seed(0)
+    tok = ConvTokenizer(3, 16, n_down=2).eval()
+    lengths = torch.tensor([37, 20, 9, 1])
+    mask = torch.arange(37)[None] < lengths[:, None]
+    x = torch.randn(4, 37, 3) * mask[..., None]
+    tokens, token_mask = tok(x, mask)
+    assert tokens.shape == (4, tok.n_tokens(37), 16) == (4, 10, 16)
+    assert token_mask.sum(dim=1).tolist() == [10, 5, 3, 1]  # ceil(length / 4)
+    assert (tokens[~token_mask] == 0).all()
+    alone, none = tok(x[1:2, :20], None)
+    assert none is None
+    torch.testing.assert_close(tokens[1, :5], alone[0], atol=1e-5, rtol=1e-5)
+
+
+@pytest.mark.parametrize(("tokenizer", "steps", "tokens"), [("step", 1, 300), ("patch", 10, 30), ("conv", 16, 19)])
+def test_tokenizers_bound_the_token_count(tokenizer, steps, tokens):
+    X, y = _data(length=300)
+    clf = TSClassifier(tokenizer=tokenizer, max_tokens=32, max_epochs=1, **TINY).fit(X, y)
+    assert (clf.token_steps_, clf.n_tokens_) == (steps, tokens)
+    assert clf.predict(X).shape == (24,)
+
+
+def test_step_budget_stops_mid_epoch_and_takes_the_smaller_bound():
+    X, y = _data()  # 24 series, batch 8: 3 steps per epoch
+    clf = TSClassifier(max_epochs=None, max_steps=7, batch_size=8, **TINY).fit(X, y)
+    assert (clf.n_steps_, clf.n_epochs_, clf.max_steps_) == (7, 3, 7)
+    clf = TSClassifier(max_epochs=2, max_steps=7, batch_size=8, **TINY).fit(X, y)
+    assert (clf.n_steps_, clf.n_epochs_) == (6, 2)
+    with pytest.raises(ValueError, match="both None"):
+        TSClassifier(max_epochs=None, max_steps=None, **TINY).fit(X, y)
+
+
+def test_warmup_cosine_rises_then_decays_to_zero_and_keeps_the_last_weights():
+    factors = [warmup_cosine(s, total=100, warmup=0.1) for s in range(100)]
+    assert factors[0] == pytest.approx(0.1) and factors[9] == pytest.approx(1.0)
+    assert all(a >= b for a, b in zip(factors[9:], factors[10:], strict=False))
+    assert factors[-1] == pytest.approx(0.5 * (1 + math.cos(math.pi * 89 / 90)))
+    X, y = _data()
+    clf = TSClassifier(max_epochs=None, max_steps=30, batch_size=8, lr_schedule="warmup_cosine", **TINY).fit(X, y)
+    lrs = [r["lr"] for r in clf.history_]
+    assert lrs[-1] < 1e-5 < max(lrs)
+    assert clf.best_epoch_ == clf.n_epochs_ == 10  # no validation split: the final weights
+
+
+def test_slice_and_scale_keep_padding_and_stay_inside_each_series():
+    torch.manual_seed(0)
+    lengths = torch.tensor([10, 6])
+    mask = torch.arange(10)[None] < lengths[:, None]
+    ramp = torch.arange(10.0)[None, :, None].repeat(2, 1, 3) * mask[..., None]
+    out = SliceAndScale(crop=0.5, scale=0.0)(ramp, mask)
+    assert (out[~mask] == 0).all()
+    for i, n in enumerate(lengths.tolist()):
+        seg = out[i, :n, 0]
+        assert seg.min() >= 0 and seg.max() <= n - 1  # values from the series' own steps
+        assert (seg.diff() >= 0).all()  # a stretched window of a ramp is a ramp
+        assert seg[-1] - seg[0] >= 0.5 * n - 1.5  # at least half the series kept
+    assert SliceAndScale(1.0, 0.0)(ramp, mask).equal(ramp)
+    scaled = SliceAndScale(1.0, 0.1)(ramp, mask)
+    ratio = scaled[:, 1:] / ramp[:, 1:].clamp(min=1)
+    assert not torch.allclose(ratio[0, 1:4, 0], ratio[0, 1:4, 1])  # a factor per channel
+    with pytest.raises(ValueError, match="crop"):
+        SliceAndScale(crop=0.0)
+
+
+def test_augmentation_is_reproducible_and_changes_training():
+    X, y = _data()
+    params = dict(max_epochs=2, **TINY)
+    a = TSClassifier(crop=0.7, scale_jitter=0.1, **params).fit(X, y).predict_proba(X)
+    b = TSClassifier(crop=0.7, scale_jitter=0.1, **params).fit(X, y).predict_proba(X)
+    c = TSClassifier(crop=1.0, scale_jitter=0.0, **params).fit(X, y).predict_proba(X)
+    np.testing.assert_array_equal(a, b)
+    assert not np.allclose(a, c)
+
+
+def test_regressor_shares_the_budget_and_tokenisers():
+    X, _ = _data(length=100)
+    target = X[:, 0].mean(axis=1)
+    reg = TSRegressor(tokenizer="conv", max_tokens=16, max_epochs=None, max_steps=5, **TINY).fit(X, target)
+    assert reg.n_steps_ == 5 and reg.n_tokens_ <= 16

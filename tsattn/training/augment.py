@@ -1,0 +1,60 @@
+"""Training-time augmentation of series batches: random window slicing and channel scaling.
+
+Both are standard for time-series classification with few training series (window slicing: Le
+Guennec et al. 2016; magnitude scaling: Um et al. 2017). They run on the training batches only,
+drawn from torch's global generator (seeded per fit by the estimator), never at prediction.
+"""
+
+from __future__ import annotations
+
+import torch
+
+__all__ = ["SliceAndScale"]
+
+
+class SliceAndScale:
+    """Crop each series to a random window and stretch it back to its length; scale each channel.
+
+    Parameters
+    ----------
+    crop : smallest share of a series' real steps kept by the window, in ``(0, 1]``; each series draws
+        its share uniformly from ``[crop, 1]`` and its start uniformly, and the window is resampled
+        (linear interpolation) to the series' own length. ``1`` switches slicing off.
+    scale : standard deviation of the log of a per-series, per-channel factor multiplying the
+        (standardised) values. ``0`` switches scaling off.
+    """
+
+    def __init__(self, crop: float = 0.8, scale: float = 0.1) -> None:
+        if not 0 < crop <= 1:
+            raise ValueError(f"crop must be in (0, 1], got {crop!r}.")
+        if scale < 0:
+            raise ValueError(f"scale must be >= 0, got {scale!r}.")
+        self.crop, self.scale = float(crop), float(scale)
+
+    @property
+    def active(self) -> bool:
+        return self.crop < 1 or self.scale > 0
+
+    def __call__(self, x: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
+        """``x (B, N, C)`` standardised, zero at padded steps; ``mask (B, N)`` or None -> same shape,
+        still zero at padded steps."""
+        b, n, c = x.shape
+        if self.crop < 1 and n > 2:
+            lengths = (mask.sum(dim=1) if mask is not None else torch.full((b,), n, device=x.device)).to(x.dtype)
+            share = torch.empty(b, device=x.device, dtype=x.dtype).uniform_(self.crop, 1.0)
+            width = torch.clamp(torch.round(share * lengths), min=2.0)
+            width = torch.minimum(width, lengths)
+            start = torch.floor(torch.rand(b, device=x.device, dtype=x.dtype) * (lengths - width + 1))
+            t = torch.arange(n, device=x.device, dtype=x.dtype)[None, :]  # (1, N)
+            pos = start[:, None] + t * (width - 1)[:, None] / torch.clamp(lengths - 1, min=1.0)[:, None]
+            pos = torch.minimum(pos, (lengths - 1)[:, None]).clamp(min=0)
+            lo = pos.floor().long()
+            hi = torch.minimum(lo + 1, (lengths - 1).long()[:, None])
+            frac = (pos - lo.to(x.dtype))[..., None]
+            gather = lambda idx: torch.gather(x, 1, idx[..., None].expand(b, n, c))  # noqa: E731
+            x = gather(lo) * (1 - frac) + gather(hi) * frac
+            if mask is not None:
+                x = x * mask[..., None].to(x.dtype)
+        if self.scale > 0:
+            x = x * torch.exp(self.scale * torch.randn(b, 1, c, device=x.device, dtype=x.dtype))
+        return x
