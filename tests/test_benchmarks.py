@@ -24,11 +24,11 @@ def test_paper_accuracy_lookup():
 
 def test_attention_flops_match_the_formula():
     X, y = load_basic_motions(split="train")  # 6 channels, length 100
-    clf = TSClassifier(**TINY, random_state=0).fit(X, y)
+    clf = TSClassifier(**TINY, tokenizer="step", random_state=0).fit(X, y)  # a token per step
     n, d = 100, 16
     expected = 4 * 2 * n * d * d + 2 * (2 * n * n * d)  # four projections, QK^T and AV
     assert attention_flops_per_sample(clf.module_, n, 6) == expected
-    sh = TSClassifier(**TINY, attention="sh", scales=(1, 2), random_state=0).fit(X, y)
+    sh = TSClassifier(**TINY, attention="sh", scales=(1, 2), tokenizer="step", random_state=0).fit(X, y)
     assert attention_flops_per_sample(sh.module_, n, 6) < expected
 
 

@@ -203,13 +203,22 @@ def test_history_early_stopping_and_restore_best():
 def test_ctrl_c_keeps_best_weights_and_a_usable_model(ctrl_c_on_fit):
     X, y = _toy(n=40)
     cb = ctrl_c_on_fit(fit=1, epoch=3)
+    plateau = {**TINY, "lr_schedule": "plateau"}  # a schedule that does not depend on the budget
     with pytest.warns(UserWarning, match="interrupted after 3 epoch"):
-        clf = TSClassifier(**{**TINY, "max_epochs": 20}, callbacks=[cb]).fit(X, y)
+        clf = TSClassifier(**{**plateau, "max_epochs": 20}, callbacks=[cb]).fit(X, y)
     assert clf.interrupted_ and clf.n_epochs_ == 3
     assert clf.predict(X).shape == (40,)
     # The restored weights are the best epoch's: rerunning to that epoch gives the same model.
-    ref = TSClassifier(**{**TINY, "max_epochs": clf.best_epoch_, "patience": None}).fit(X, y)
+    ref = TSClassifier(**{**plateau, "max_epochs": clf.best_epoch_, "patience": None}).fit(X, y)
     np.testing.assert_allclose(clf.predict_proba(X), ref.predict_proba(X), rtol=1e-5, atol=1e-6)
+
+
+def test_ctrl_c_with_the_decaying_schedule_keeps_the_last_epoch(ctrl_c_on_fit):
+    X, y = _toy(n=40)
+    with pytest.warns(UserWarning, match="interrupted after 3 epoch"):
+        clf = TSClassifier(**{**TINY, "max_epochs": 20}, callbacks=[ctrl_c_on_fit(fit=1, epoch=3)]).fit(X, y)
+    assert clf.lr_schedule == "warmup_cosine" and clf.interrupted_ and clf.best_epoch_ == 3
+    assert np.isfinite(clf.predict_proba(X)).all()
 
 
 def test_callback_can_stop_training():

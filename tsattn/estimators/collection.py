@@ -22,7 +22,7 @@ from tsattn._input import SeriesBatch, to_series_batch
 from tsattn._validation import POSITIVE_INT
 from tsattn.attention import AttentionSpec
 from tsattn.estimators.base import ATTENTION, BaseTSEstimator
-from tsattn.estimators.params import declare, param
+from tsattn.estimators.params import declare, default, param
 from tsattn.nn.network import HEADS, TSTransformer
 from tsattn.nn.tokenizers import TOKENIZERS
 from tsattn.training import SliceAndScale, TensorData, predict, resolve_device
@@ -42,7 +42,7 @@ class CollectionEstimator(BaseTSEstimator):
         "longest training series). Compared in ``docs/results/compare_pool_head/``."
     )
     tokenizer: str = param(
-        "step", [StrOptions(set(TOKENIZERS))], "How series become tokens: ``'step'`` one token per "
+        "conv", [StrOptions(set(TOKENIZERS))], "How series become tokens: ``'step'`` one token per "
         "step (a linear map of its channels, Zerveas et al.); ``'patch'`` non-overlapping patches "
         "of ``ceil(length / max_tokens)`` steps, each mapped linearly; ``'conv'`` a strided "
         "convolutional stem (:class:`~tsattn.nn.tokenizers.ConvTokenizer`) that halves the steps "
@@ -54,14 +54,20 @@ class CollectionEstimator(BaseTSEstimator):
         "longest training series (``'step'`` ignores it)."
     )
     crop: float = param(
-        1.0, [Interval(Real, 0, 1, closed="right")], "Training augmentation, window slicing: each "
+        0.8, [Interval(Real, 0, 1, closed="right")], "Training augmentation, window slicing: each "
         "training series is cut to a random window of at least this share of its steps, stretched "
         "back to its length (:class:`~tsattn.training.SliceAndScale`). 1 switches it off."
     )
     scale_jitter: float = param(
-        0.0, [Interval(Real, 0, None, closed="left")], "Training augmentation: each training series' "
+        0.1, [Interval(Real, 0, None, closed="left")], "Training augmentation: each training series' "
         "channels are multiplied by ``exp(N(0, scale_jitter**2))``. 0 switches it off."
     )
+    n_layers: int = default(2)
+    dim_feedforward: int = default(128)
+    dropout: float = default(0.1)
+    max_epochs: int | None = default(None)
+    max_steps: int | str | None = default(1000)
+    lr_schedule: str | None = default("warmup_cosine")
 
     _network = TSTransformer
 

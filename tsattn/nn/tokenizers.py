@@ -83,23 +83,28 @@ class ConvTokenizer(nn.Module):
     the tokens' resolution; a token sees about ``2**n_down`` steps and their neighbours.
 
     Each block is ``Conv1d`` (kernel ``kernel_size``, stride 2 in the ``n_down`` halving blocks,
-    kernel 3 and stride 1 in the last), BatchNorm over the real positions, GELU; every block has
-    ``d_model`` channels. A series of ``n`` steps gives ``ceil(n / 2**n_down)`` tokens. Padded
+    kernel 3 and stride 1 in the last), BatchNorm over the real positions, GELU. The widths double
+    towards ``d_model``: halving block ``i`` has ``max(min_width, d_model / 2**(n_down - 1 - i))``
+    channels, so the long early resolutions stay cheap; the last block has ``d_model``. A series of ``n`` steps gives ``ceil(n / 2**n_down)`` tokens. Padded
     positions are zeroed after every block, so padding never leaks into real tokens' statistics,
     and a token is real when its position is below the series' length at that resolution. With
     ``n_down=0`` it is a small convolutional embedding, one token per step.
     """
 
-    def __init__(self, n_channels: int, d_model: int, n_down: int = 0, kernel_size: int = 5) -> None:
+    def __init__(
+        self, n_channels: int, d_model: int, n_down: int = 0, kernel_size: int = 5, min_width: int = 16
+    ) -> None:
         super().__init__()
         self.d_model = d_model
         self.n_down = int(n_down)
         k = int(kernel_size)
-        convs = [nn.Conv1d(n_channels if i == 0 else d_model, d_model, k, stride=2, padding=k // 2)
-                 for i in range(self.n_down)]  # fmt: skip
-        convs.append(nn.Conv1d(n_channels if self.n_down == 0 else d_model, d_model, 3, padding=1))
+        widths = [max(min(min_width, d_model), d_model // 2 ** (self.n_down - 1 - i))
+                  for i in range(self.n_down)] + [d_model]  # fmt: skip
+        inputs = [n_channels, *widths[:-1]]
+        convs = [nn.Conv1d(inputs[i], widths[i], k, stride=2, padding=k // 2) for i in range(self.n_down)]
+        convs.append(nn.Conv1d(inputs[-1], d_model, 3, padding=1))
         self.convs = nn.ModuleList(convs)
-        self.norms = nn.ModuleList(MaskedBatchNorm1d(d_model) for _ in convs)
+        self.norms = nn.ModuleList(MaskedBatchNorm1d(w) for w in widths)
 
     def n_tokens(self, n: int) -> int:
         return -(-n // 2**self.n_down)
