@@ -190,7 +190,7 @@ def test_tune_command_writes_results_and_resumes(tmp_path, capsys):
 
 def test_tune_command_rejects_unknown_attention(capsys):
     assert main(["tune", "--attention", "nope", "-q"]) == 2
-    assert "valid:" in capsys.readouterr().out
+    assert "valid:" in capsys.readouterr().err
 
 
 _WORKER = """
@@ -271,7 +271,7 @@ def test_tune_command_tunes_a_regressor_on_a_tser_dataset(tmp_path, capsys):
     assert report["best_validation_loss"] > 0 and report["test_rmse"] > 0
     assert "test rmse" in capsys.readouterr().out
     assert main([*argv[:-1], "--metric", "score", "-q"]) == 2
-    assert "regression dataset" in capsys.readouterr().out
+    assert "regression dataset" in capsys.readouterr().err
 
 
 def test_running_trials_of_live_workers_hold_their_place_and_stale_ones_do_not(
