@@ -153,3 +153,28 @@ def test_float64_batch_keeps_values_float32_cannot_hold():
     X, _ = _toy()
     batch = to_series_batch(X * 1e39, dtype=np.float64)
     np.testing.assert_array_equal(batch.values, (X * 1e39).transpose(0, 2, 1))
+
+
+# ----------------------------------------------------------------------------- df-list
+def test_sktime_df_list_is_read_time_by_channels_and_aeon_df_list_channels_by_time():
+    """sktime's frames are (time, channels): they were read transposed, time steps as channels."""
+    X, _ = _toy()
+    expected = X.transpose(0, 2, 1).astype(np.float32)
+    aeon_frames = [pd.DataFrame(x) for x in X]  # columns 0..length-1: aeon's layout
+    np.testing.assert_array_equal(to_series_batch(aeon_frames).values, expected)
+    named = [pd.DataFrame(x.T, columns=["var_0", "var_1"]) for x in X]  # sktime's convert_to
+    np.testing.assert_array_equal(to_series_batch(named).values, expected)
+    dated = [pd.DataFrame(x.T, index=pd.date_range("2020", periods=6, freq="D")) for x in X]
+    np.testing.assert_array_equal(to_series_batch(dated).values, expected)
+
+
+def test_sktime_df_list_from_sktime_itself():
+    pytest.importorskip("sktime")
+    from sktime.datatypes import convert_to
+
+    X, y = _toy()
+    frames = convert_to(X, "df-list")
+    clf = TSClassifier(**TINY).fit(frames, y)
+    assert clf.n_channels_ == 2
+    np.testing.assert_allclose(clf.predict_proba(frames),
+                               TSClassifier(**TINY).fit(X, y).predict_proba(X), atol=1e-5)

@@ -11,7 +11,9 @@ Accepted ``X``:
   Series are taken in the order their instance ids first appear, as ``y`` is positional (sktime's
   order too; aeon's converter sorts the ids, which would silently misalign ``y``), and the steps of
   a series are sorted by their time labels;
-* a list of aeon ``df-list`` frames, each ``(channels, length_i)``.
+* a list of DataFrames, one per series: aeon's ``df-list`` (``(channels, length_i)``, numbered
+  columns) or sktime's (``(length_i, channels)``: a time index or named columns, as sktime's
+  ``var_0``...). A frame with numbered columns and a plain index is read as aeon's.
 
 Unequal lengths are padded and masked inside the model, never truncated. The model computes in
 float32: values beyond its range (about 3.4e38) are refused, and a warning says when rounding to
@@ -149,6 +151,8 @@ def _series_list(X) -> list[np.ndarray]:
         out = []
         for i, s in enumerate(X):
             a = _as_float(s, f"series {i}")
+            if _time_by_channels(s):
+                a = a.T
             if a.ndim == 1:
                 a = a[None, :]
             if a.ndim != 2:
@@ -181,6 +185,18 @@ def _series_list(X) -> list[np.ndarray]:
     if a.shape[0] == 0:
         raise ValueError(f"X is empty: shape {a.shape} has 0 series; pass at least one series.")
     return list(a)
+
+
+def _time_by_channels(frame) -> bool:
+    """Whether a DataFrame in a list holds one series as (time, channels) (sktime's ``df-list``)
+    rather than (channels, time) (aeon's): a time index, or named rather than numbered columns."""
+    import pandas as pd
+
+    if not isinstance(frame, pd.DataFrame):
+        return False
+    if isinstance(frame.index, (pd.DatetimeIndex, pd.PeriodIndex, pd.TimedeltaIndex)):
+        return True
+    return not pd.api.types.is_integer_dtype(frame.columns.dtype)
 
 
 def _as_float(a, what: str) -> np.ndarray:
