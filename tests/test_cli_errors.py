@@ -255,3 +255,45 @@ def test_bad_environment_settings_are_named(capsys, monkeypatch, tmp_path, setti
     assert main(["compare", "--dataset", "NATOPS", "--quiet", "--out", str(tmp_path / "o"),
                  *TINY]) == 1  # fmt: skip
     assert f"{setting}={value!r}" in capsys.readouterr().err
+
+
+# ----------------------------------------------------------------------------- found by the battery
+def test_tune_storage_that_cannot_be_opened_is_refused_before_the_data(capsys, no_work):
+    """A database URL without its driver raised ImportError after the data had been loaded."""
+    err = _error(capsys, ["tune", "-q", "--storage", "postgresql://nohost.invalid/db"])
+    assert "--storage 'postgresql://nohost.invalid/db' cannot be opened" in err
+    assert "driver" in err
+
+
+@pytest.mark.parametrize("argv, match", [
+    (["--context-length", "100000"], "context_length must be in \\[0, 8640\\]"),
+    (["--horizons", "96", "3000"], "horizon 3000 leaves no validation window.*<= 2880"),
+])  # fmt: skip
+def test_bench_forecast_splits_too_short_for_the_windows(capsys, no_work, argv, match):
+    err = _error(capsys, ["bench", "forecast", "--dataset", "ETTh1", *argv])
+    assert re.search(match, err), err
+
+
+def test_profile_checks_layers_and_hyperparameters_before_measuring(capsys, no_work):
+    """--hyper nope=1 was ignored; --n-heads 3 failed with a traceback in the first measurement."""
+    assert "not divisible by n_heads=3" in _error(capsys, ["profile", "--n-heads", "3"])
+    err = _error(capsys, ["profile", "--variants", "bn_sh", "--hyper", "nope=1"])
+    assert "--hyper nope: no profiled variant takes it" in err and "bn_sh: ['beta'" in err
+    err = _error(capsys, ["profile", "--variants", "bn_sh", "--hyper", "s3.r=8"])
+    assert "'s3' is not among --variants" in err
+    err = _error(capsys, ["profile", "--variants", "sh", "--hyper", "scales=1,2,3"])
+    assert "scales has 3 entries but n_heads=2" in err
+
+
+def test_bench_epoch_checks_the_model_size_before_loading(capsys, no_work):
+    assert "not divisible by n_heads=3" in _error(capsys, ["bench", "epoch", "--n-heads", "3"])
+
+
+def test_datasets_catalogue_write_to_an_unwritable_path(capsys, unwritable):
+    err = _error(capsys, ["datasets", "catalogue", "--write", unwritable + "/README.md"])
+    assert "--write" in err and "cannot be written" in err
+
+
+def test_callbacks_cannot_come_from_the_command_line(capsys, no_work):
+    err = _error(capsys, ["compare", "--param", "callbacks=1"])
+    assert "callbacks are Python objects" in err

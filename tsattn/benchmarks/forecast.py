@@ -156,7 +156,7 @@ def run_forecast_benchmark(
     from tsattn.datasets import forecasting_splits, load_forecasting
     from tsattn.estimators.forecasting import TSForecaster
 
-    models = check_config(config)  # every setting, before any work
+    models = check_config(config, None if frame is None else len(frame))  # before any work
     context, horizons = config.resolved()
     eps = models[0].instance_norm_eps if models else TSForecaster().instance_norm_eps
     out = Path(out) if out is not None else Path("results") / "forecast" / config.dataset
@@ -242,18 +242,20 @@ def _model(config: ForecastBenchmark, horizon: int, context: int, attention: str
     )  # fmt: skip
 
 
-def check_config(config: ForecastBenchmark) -> list:
+def check_config(config: ForecastBenchmark, n_rows: int | None = None) -> list:
     """Check every setting of ``config`` before any work; return one unfitted model per attention
     and head (at the first horizon and seed). Raises ``ValueError`` saying what to change.
 
     Unknown attention names (with close matches), an unknown dataset, empty lists, a run with
-    nothing to measure, and any value a :class:`tsattn.TSForecaster` would refuse at its first
-    fit are caught here rather than after the first models have trained.
+    nothing to measure, a context or horizon the splits cannot hold (``n_rows``: the frame's
+    rows; default the catalogue's), and any value a :class:`tsattn.TSForecaster` would refuse at
+    its first fit are caught here rather than after the first models have trained.
     """
     import difflib
 
     import tsattn
-    from tsattn.datasets.catalogue import resolve_name
+    from tsattn.datasets import forecasting_borders
+    from tsattn.datasets.catalogue import catalogue, resolve_name
     from tsattn.training import resolve_device
 
     resolve_name(config.dataset, "forecasting")  # close matches for a misspelt name
@@ -277,6 +279,17 @@ def check_config(config: ForecastBenchmark) -> list:
         raise ValueError(f"horizons must be integers >= 1; got {list(horizons)}.")
     if isinstance(config.ar_lags, bool) or not isinstance(config.ar_lags, int) or config.ar_lags < 1:
         raise ValueError(f"ar_lags must be an integer >= 1; got {config.ar_lags!r}.")
+    name = resolve_name(config.dataset, "forecasting")
+    if n_rows is None:
+        n_rows = catalogue()["forecasting"][name]["shape"][0]
+    borders = forecasting_borders(name, n_rows, context)
+    for part, (start, end) in zip(("train", "validation", "test"), borders, strict=True):
+        longest = end - start - context
+        if max(horizons) > longest:
+            raise ValueError(
+                f"horizon {max(horizons)} leaves no {part} window: the {part} split of {name} "
+                f"has {longest} rows after a context of {context}; use horizons <= {longest}."
+            )
     models = []
     for attention in dict.fromkeys(config.attentions):
         for head in dict.fromkeys(config.heads):

@@ -67,33 +67,46 @@ def fraction(text: str) -> float:
     return _number(text, float, "a number", lambda v: 0 < v < 1, "a number in (0, 1)")
 
 
+def _unwritable(folder: Path) -> OSError | None:
+    """Create ``folder`` and write a file there; the error if that fails."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".tsattn-write-test-"):
+            pass
+    except OSError as err:
+        return err
+    return None
+
+
 def output_dir(path: str | os.PathLike, option: str = "--out") -> Path:
     """Create ``path`` and prove it writable by writing a file there, before any work is done.
 
     Raises :class:`CommandError` naming the option, the folder and the operating system's reason.
     """
     path = Path(path).expanduser()
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=path, prefix=".tsattn-write-test-"):
-            pass
-    except OSError as err:
+    err = _unwritable(path)
+    if err is not None:
         raise CommandError(
             f"{option} {str(path)!r} cannot be written ({err.strerror or err}); the results "
             f"would be lost after the work. Give {option} a folder you can write to."
-        ) from None
+        )
     return path
 
 
 def writable_file(path: str | os.PathLike, option: str) -> Path:
-    """Check that the file ``path`` can be created or appended to (its folder is created)."""
+    """Check that the file ``path`` can be created or written (its folder is created)."""
     path = Path(path).expanduser()
     if path.is_dir():
         raise CommandError(f"{option} {str(path)!r} is a folder; give a file name, e.g. "
                            f"{str(path / 'study.db')!r}.")  # fmt: skip
-    output_dir(path.parent, option)
-    if path.exists() and not os.access(path, os.W_OK):
-        raise CommandError(f"{option} {str(path)!r} cannot be written; give a file you can write.")
+    err = _unwritable(path.parent)
+    if err is None and path.exists() and not os.access(path, os.W_OK):
+        err = PermissionError("permission denied")
+    if err is not None:
+        raise CommandError(
+            f"{option} {str(path)!r} cannot be written ({getattr(err, 'strerror', None) or err} "
+            f"in {str(path.parent)!r}). Give {option} a file in a folder you can write to."
+        )
     return path
 
 
@@ -204,6 +217,9 @@ def check_estimator_params(estimator_cls: type, params: dict, option: str = "--p
     :class:`CommandError`.
     """
     valid = estimator_cls().get_params()
+    if "callbacks" in params:
+        raise CommandError(f"{option} callbacks=...: callbacks are Python objects and cannot be "
+                           "given on the command line; use the Python API for them.")
     for name in params:
         if name not in valid:
             close = close_matches(name, valid, 3)

@@ -12,6 +12,7 @@ from pathlib import Path
 from tsattn.commands import (
     CommandError,
     check_attentions,
+    check_estimator_params,
     nonnegative_int,
     output_dir,
     positive_float,
@@ -78,6 +79,13 @@ def _run_epoch(args: argparse.Namespace) -> int:
         resolve_device(args.device)
     except ValueError as err:
         raise CommandError(f"--device: {err}") from None
+    from tsattn import TSClassifier
+
+    for attention in args.attentions:
+        check_estimator_params(TSClassifier, dict(
+            attention=attention, d_model=args.d_model, n_heads=args.n_heads,
+            n_layers=args.n_layers, dim_feedforward=args.dim_feedforward,
+            batch_size=args.batch_size), option="arguments")  # fmt: skip
     out = output_dir(args.out)
     X, y = load_uea(dataset, split="train")
     frame = epoch_time_vs_sktime(

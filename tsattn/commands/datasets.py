@@ -81,11 +81,12 @@ def _fetch(args: argparse.Namespace) -> int:
 
 
 def _catalogue(args: argparse.Namespace) -> int:
+    from tsattn.commands import writable_file
     from tsattn.datasets import render_readme
 
     text = render_readme()
     if args.write:
-        args.write.parent.mkdir(parents=True, exist_ok=True)
+        writable_file(args.write, "--write")
         args.write.write_text(text, encoding="utf-8")
         print(f"wrote {args.write}")
     elif args.check:

@@ -36,6 +36,32 @@ def parse_hyper(items: list[str] | None) -> dict[str, Any]:
     return out
 
 
+def check_layers(variants, d_models, n_heads: int, hyper: dict, length: int) -> None:
+    """Build each variant's layer once, so that a size or hyperparameter it refuses, or a
+    ``--hyper`` name no profiled variant takes, fails before the first measurement."""
+    from tsattn.analysis.profile import _build, _hyper_for
+    from tsattn.attention import attention_hyperparameters
+
+    names = [v for v in dict.fromkeys(["softmax", *variants])]
+    takes = {n: set() if n == "softmax_explicit" else set(attention_hyperparameters(n))
+             for n in names}  # fmt: skip
+    for key, value in hyper.items():
+        if isinstance(value, dict):
+            if key not in takes:
+                raise ValueError(f"--hyper {key}.*: {key!r} is not among --variants {names}.")
+            unknown = set(value) - takes[key]
+        else:
+            unknown = {key} - set().union(*takes.values())
+        if unknown:
+            raise ValueError(
+                f"--hyper {', '.join(sorted(unknown))}: no profiled variant takes it "
+                f"({'; '.join(f'{n}: {sorted(t) or None}' for n, t in takes.items())})."
+            )
+    for d_model in d_models:
+        for name in names:
+            _build(name, d_model, n_heads, _hyper_for(name, hyper, length))
+
+
 def run(args: argparse.Namespace) -> int:
     import torch
 
@@ -48,6 +74,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         hyper = parse_hyper(args.hyper)
         device = resolve_device(args.device)
+        check_layers(args.variants, args.d_models, args.n_heads, hyper, min(args.lengths))
     except ValueError as err:
         raise CommandError(str(err)) from None
     out = output_dir(args.out)

@@ -86,6 +86,28 @@ def _resolve(dataset: str, archive: str | None) -> tuple[str, str]:
         raise CommandError(f"--dataset {dataset!r}: {err}{extra}") from None
 
 
+def _open_storage(storage: str | None):
+    """The Optuna storage of ``--storage``, opened now so that a wrong path, URL or missing
+    database driver shows before the data is loaded."""
+    if not storage:
+        return None
+    import optuna
+
+    from tsattn.tuning import resolve_storage
+
+    if "://" not in storage:
+        writable_file(storage, "--storage")
+    try:
+        opened = resolve_storage(storage)
+        return optuna.storages.get_storage(opened) if isinstance(opened, str) else opened
+    except Exception as err:  # noqa: BLE001 - any failure to open it is the user's to fix
+        raise CommandError(
+            f"--storage {storage!r} cannot be opened ({type(err).__name__}: {err}). Give a .db "
+            "file (SQLite), another file (journal) or a database URL whose driver is installed "
+            "(e.g. pip install psycopg2-binary for postgresql://)."
+        ) from None
+
+
 def _load_any(archive: str, dataset: str):
     """``X, y, X_test, y_test`` of a UEA/UCR (classification) or TSER (regression) dataset."""
     from tsattn.datasets import load_tser, load_ucr, load_uea
@@ -121,8 +143,7 @@ def run(args: argparse.Namespace) -> int:
     if not space:
         raise CommandError(f"nothing to tune: {args.attention!r} has no tunable hyperparameters "
                            "and --no-training-params was given (or --param fixed them all).")
-    if args.storage and "://" not in str(args.storage):
-        writable_file(args.storage, "--storage")
+    storage = _open_storage(args.storage)
     out = output_dir(args.out or Path("results") / "tune" / f"{dataset}-{args.attention}")
     if args.quiet:
         import optuna
@@ -135,7 +156,7 @@ def run(args: argparse.Namespace) -> int:
           + (f"; storage {args.storage}" if args.storage else ""))
     study = tune(
         estimator, X, y, space=space, n_trials=args.trials, timeout=args.timeout,
-        validation_fraction=args.validation_fraction, metric=args.metric, storage=args.storage,
+        validation_fraction=args.validation_fraction, metric=args.metric, storage=storage,
         study_name=name, random_state=args.seed, show_progress_bar=not args.quiet,
     )
     study.trials_dataframe().to_csv(out / "trials.csv", index=False)
