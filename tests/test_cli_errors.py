@@ -297,3 +297,27 @@ def test_datasets_catalogue_write_to_an_unwritable_path(capsys, unwritable):
 def test_callbacks_cannot_come_from_the_command_line(capsys, no_work):
     err = _error(capsys, ["compare", "--param", "callbacks=1"])
     assert "callbacks are Python objects" in err
+
+
+def test_tune_points_to_archive_tser_for_sets_outside_the_catalogue(capsys, no_work):
+    err = _error(capsys, ["tune", "-q", "--dataset", "Tecator"])
+    assert "unknown dataset 'Tecator'" in err and "--archive tser" in err
+
+
+def test_ctrl_c_in_the_first_forecast_fit_leaves_a_readable_results_csv(tmp_path, ctrl_c_on_fit):
+    import numpy as np
+
+    from tsattn.benchmarks import BenchmarkInterrupted
+    from tsattn.benchmarks.forecast import ForecastBenchmark, run_forecast_benchmark
+
+    t = np.arange(400)
+    frame = pd.DataFrame({"OT": np.sin(t / 3)}, index=pd.date_range("2000", periods=400, freq="D"))
+    config = ForecastBenchmark(
+        dataset="exchange_rate", horizons=[4], context_length=16, attentions=["softmax"],
+        heads=["linear"], max_epochs=2, d_model=8, n_heads=2, n_layers=1, dim_feedforward=16,
+        patch_len=4, baselines=False, extra={"callbacks": [ctrl_c_on_fit(fit=1)]},
+    )  # fmt: skip
+    with pytest.raises(BenchmarkInterrupted), pytest.warns(UserWarning):
+        run_forecast_benchmark(config, tmp_path, frame=frame, log=lambda *_: None)
+    results = pd.read_csv(tmp_path / "results.csv")  # held only a newline: EmptyDataError
+    assert results.empty and {"horizon", "model", "mse"} <= set(results.columns)

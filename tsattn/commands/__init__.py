@@ -155,11 +155,12 @@ def _takes(archives: Sequence[str]) -> str:
     return " or ".join(_ARCHIVE_USE[a] for a in archives)
 
 
-def resolve_dataset(name: str, archives: Sequence[str], command: str) -> tuple[str, str]:
+def resolve_dataset(name: str, archives: Sequence[str], command: str,
+                    hint: str = "") -> tuple[str, str]:  # fmt: skip
     """``(archive, catalogue spelling)`` of ``name`` among ``archives`` (case-insensitive).
 
     A name found only in another archive, or in none, raises :class:`CommandError` saying which
-    command takes it, or listing close matches.
+    command takes it, or listing close matches (then ``hint``).
     """
     from tsattn.datasets.catalogue import ARCHIVES, FORECASTING, archive_names
 
@@ -183,12 +184,12 @@ def resolve_dataset(name: str, archives: Sequence[str], command: str) -> tuple[s
     close = close_matches(name, names)
     elsewhere = [f"{n} ({a})" for a in every if a not in archives
                  for n in close_matches(name, archive_names(a), 3)]  # fmt: skip
-    hint = f" Did you mean {', '.join(close)}?" if close else ""
+    close_hint = f" Did you mean {', '.join(close)}?" if close else ""
     if elsewhere:
-        hint += f" Close names in other archives: {', '.join(elsewhere)}."
+        close_hint += f" Close names in other archives: {', '.join(elsewhere)}."
     raise CommandError(
-        f"unknown dataset {name!r} for `tsattn {command}` (it takes {_takes(archives)}).{hint} "
-        f"`tsattn datasets list` prints every name."
+        f"unknown dataset {name!r} for `tsattn {command}` (it takes {_takes(archives)}).{close_hint} "
+        f"`tsattn datasets list` prints every name.{hint}"
     )
 
 

@@ -78,7 +78,9 @@ def _resolve(dataset: str, archive: str | None) -> tuple[str, str]:
     from tsattn.datasets.archives import OPEN_ARCHIVES, _resolve
 
     if archive is None:
-        return resolve_dataset(dataset, ("uea", "ucr", "tser"), "tune")
+        return resolve_dataset(dataset, ("uea", "ucr", "tser"), "tune", hint=(
+            " A TSER set outside the catalogue (e.g. Tecator) is fetched by its name with "
+            "--archive tser."))  # fmt: skip
     try:
         return archive, _resolve(archive, dataset)[0]
     except ValueError as err:
