@@ -321,3 +321,9 @@ def test_ctrl_c_in_the_first_forecast_fit_leaves_a_readable_results_csv(tmp_path
         run_forecast_benchmark(config, tmp_path, frame=frame, log=lambda *_: None)
     results = pd.read_csv(tmp_path / "results.csv")  # held only a newline: EmptyDataError
     assert results.empty and {"horizon", "model", "mse"} <= set(results.columns)
+
+
+def test_compare_checks_the_params_against_every_attention(capsys, no_work):
+    """softmax ignores scales, sh refuses 3 of them for 8 heads: that failed after softmax's fits."""
+    err = _error(capsys, ["compare", "--attentions", "softmax", "sh", "--param", "scales=[1,2,3]"])
+    assert "scales has 3 entries but n_heads=8" in err

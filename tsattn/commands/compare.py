@@ -87,7 +87,8 @@ def run(args: argparse.Namespace) -> int:
         params.setdefault("verbose", 1)
     from tsattn import TSClassifier
 
-    check_estimator_params(TSClassifier, {"attention": args.attentions[0], **params})
+    for attention in args.attentions:  # a value one of them refuses fails now, not after others
+        check_estimator_params(TSClassifier, {"attention": attention, **params})
     out = output_dir(args.out or Path("results") / "compare" / dataset)
     X, y, Xt, yt = _load(dataset)
     print(f"{dataset}: {len(X)} train / {len(Xt)} test series; attentions {args.attentions}; "
