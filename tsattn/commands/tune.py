@@ -75,14 +75,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def _resolve(dataset: str, archive: str | None) -> tuple[str, str]:
     """``(archive, name)``; a name outside the catalogue only with ``--archive tser``."""
-    from tsattn.datasets.archives import OPEN_ARCHIVES, _resolve
+    from tsattn.datasets.archives import OPEN_ARCHIVES, resolve_archive_name
 
     if archive is None:
         return resolve_dataset(dataset, ("uea", "ucr", "tser"), "tune", hint=(
             " A TSER set outside the catalogue (e.g. Tecator) is fetched by its name with "
             "--archive tser."))  # fmt: skip
     try:
-        return archive, _resolve(archive, dataset)[0]
+        return archive, resolve_archive_name(archive, dataset)[0]
     except ValueError as err:
         extra = "" if archive in OPEN_ARCHIVES else " (only --archive tser takes names outside it)"
         raise CommandError(f"--dataset {dataset!r}: {err}{extra}") from None

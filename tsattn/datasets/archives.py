@@ -28,7 +28,9 @@ from tsattn.datasets.cache import (
 )
 from tsattn.datasets.catalogue import ARCHIVES, catalogue, close_names, file_sha256, resolve_name
 
-__all__ = ["load_tser", "load_uea", "load_ucr", "archive_file"]
+__all__ = [
+    "load_tser", "load_uea", "load_ucr", "archive_file", "resolve_archive_name", "OPEN_ARCHIVES",
+]  # fmt: skip
 
 Split = Literal["train", "test"] | None
 # (n, channels, length) float64 array, or a list of (channels, length_i) arrays
@@ -47,7 +49,7 @@ OPEN_ARCHIVES = ("tser",)
 _SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
 
 
-def _resolve(archive: str, name: str) -> tuple[str, bool]:
+def resolve_archive_name(archive: str, name: str) -> tuple[str, bool]:
     """``(spelling, listed)``: the catalogue's spelling of ``name``, or ``name`` itself for an
     open archive (``listed`` False). An unknown name elsewhere raises ValueError with close
     matches."""
@@ -99,7 +101,7 @@ def archive_file(archive: str, name: str, split: str, fmt: str = "ts") -> Path:
     if fmt not in ("ts", "tsv") or (fmt == "tsv" and archive != "ucr"):
         raise ValueError(f"format {fmt!r} is not available for {archive}; use 'ts'"
                          + (" or 'tsv'" if archive == "ucr" else ""))
-    name, listed = _resolve(archive, name)
+    name, listed = resolve_archive_name(archive, name)
     filename = f"{name}_{split}.{fmt}"
     relpath = f"{archive}/tsv/{filename}" if fmt == "tsv" else f"{archive}/{filename}"
     sha = file_sha256(relpath)
