@@ -116,3 +116,68 @@ def test_unknown_name_suggests(monkeypatch, tmp_path):
     isolate(monkeypatch, tmp_path)
     with pytest.raises(ValueError, match="UWaveGestureLibrary"):
         load_uea("UWaveGesture")
+
+
+def test_tser_name_outside_the_catalogue_is_looked_up_at_the_archive_source(tmp_path, monkeypatch):
+    """Tecator is not among aeon 1.6's 63 TSER names: it used to be refused as unknown."""
+    from tsattn.datasets import archive_file
+
+    isolate(monkeypatch, tmp_path, offline=True)
+    with pytest.raises(DatasetNotAvailableError) as info:
+        load_tser("Tecator")
+    msg = str(info.value)
+    assert "'Tecator' is not in the tser catalogue" in msg
+    assert "https://timeseriesclassification.com/aeon-toolkit/Tecator.zip" in msg
+    assert "zenodo" not in msg  # no record id is known for it
+    assert str(tmp_path / "tser" / "Tecator_TRAIN.ts") in msg
+    # a misspelt catalogue name is tried the same way, and the error suggests the listed one
+    with pytest.raises(DatasetNotAvailableError, match="Did you mean Covid3Month"):
+        load_tser("Covid3Mnth")
+    # a copy put in the cache by hand is used, with no checksum to check
+    shared = shared_or_skip()
+    (tmp_path / "tser").mkdir()
+    for split in ("TRAIN", "TEST"):
+        (tmp_path / "tser" / f"Tecator_{split}.ts").write_bytes(
+            (shared / "tser" / f"Covid3Month_{split}.ts").read_bytes())
+    X, y = load_tser("Tecator", split="test")
+    assert X.shape == (61, 1, 84) and y.dtype == np.float64
+    assert archive_file("tser", "Tecator", "TRAIN") == tmp_path / "tser" / "Tecator_TRAIN.ts"
+
+
+def test_tser_name_outside_the_catalogue_downloads_from_a_mirror(tmp_path, monkeypatch):
+    from tsattn.datasets.catalogue import catalogue
+
+    from ._datasets_support import serve
+
+    shared = shared_or_skip()
+    isolate(monkeypatch, tmp_path, offline=False)
+    monkeypatch.setitem(catalogue()["archives"]["tser"], "sources", [])  # no internet in tests
+    body = (shared / "tser" / "Covid3Month_TRAIN.ts").read_bytes()
+    with serve({"/tser/Tecator_TRAIN.ts": body}) as (base, counts):
+        monkeypatch.setenv("TSATTN_DATA_URL", base)
+        X, _ = load_tser("Tecator", split="train")
+    assert X.shape == (140, 1, 84) and counts == {"/tser/Tecator_TRAIN.ts": 1}
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: load_tser("../etc/passwd"), "letters, digits"),
+    (lambda: load_uea("Tecator"), "unknown uea dataset"),  # the fixed archives stay closed
+    (lambda: load_uea("BasicMotions", split="valid"), "split must be"),
+    (lambda: load_ucr("GunPoint", format="csv"), "format 'csv'"),
+])  # fmt: skip
+def test_bad_loader_arguments(tmp_path, monkeypatch, call, match):
+    isolate(monkeypatch, tmp_path)
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
+def test_archive_file_checks_its_arguments(tmp_path, monkeypatch):
+    from tsattn.datasets import archive_file
+
+    isolate(monkeypatch, tmp_path)
+    with pytest.raises(ValueError, match="archive must be one of"):
+        archive_file("forecasting", "ETTh1", "TRAIN")
+    with pytest.raises(ValueError, match="split must be 'TRAIN' or 'TEST'"):
+        archive_file("uea", "BasicMotions", "train")
+    with pytest.raises(ValueError, match="format 'tsv' is not available for uea"):
+        archive_file("uea", "BasicMotions", "TRAIN", fmt="tsv")

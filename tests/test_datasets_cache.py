@@ -167,3 +167,20 @@ def test_two_processes_download_once(tmp_path, monkeypatch):
     assert [p.returncode for p in procs] == [0, 0], outs
     assert counts == {"/f.csv": 1}
     assert (tmp_path / "forecasting" / "f.csv").read_bytes() == CSV
+
+
+@pytest.mark.parametrize("setting, value", [("TSATTN_CONNECT_TIMEOUT", "abc"),
+                                            ("TSATTN_CONNECT_TIMEOUT", "0"),
+                                            ("TSATTN_CONNECT_TIMEOUT", "nan"),
+                                            ("TSATTN_OFFLINE", "y")])  # fmt: skip
+def test_bad_settings_are_named_before_any_download(tmp_path, monkeypatch, setting, value):
+    """TSATTN_CONNECT_TIMEOUT=abc used to give "could not convert string to float", once per
+    source, among the download errors."""
+    from tsattn.datasets.cache import SettingError
+
+    isolate(monkeypatch, tmp_path, offline=False)
+    monkeypatch.setenv(setting, value)
+    with serve({"/f.csv": CSV}) as (base, counts):
+        with pytest.raises(SettingError, match=f"environment variable {setting}={value!r}"):
+            ensure_file("forecasting/f.csv", [Source(base + "/f.csv")], SHA)
+    assert counts == {}

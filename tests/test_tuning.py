@@ -190,7 +190,7 @@ def test_tune_command_writes_results_and_resumes(tmp_path, capsys):
 
 def test_tune_command_rejects_unknown_attention(capsys):
     assert main(["tune", "--attention", "nope", "-q"]) == 2
-    assert "valid:" in capsys.readouterr().out
+    assert "valid:" in capsys.readouterr().err
 
 
 _WORKER = """
@@ -210,7 +210,9 @@ tune(est, X[:, :, ::4], y, space=search_space("bn", training=False), n_trials=4,
 
 @pytest.mark.parametrize("name", ["fresh.db", "fresh.journal"])
 def test_workers_started_together_share_one_new_study(tmp_path, name):
-    """Two processes on a storage that does not exist yet: no schema race, one study, 4+ trials."""
+    """Two processes on a storage that does not exist yet: no schema race, one study, and exactly
+    the 4 trials asked for (each worker used to finish the trial it had in flight when the other
+    filled the study: 5)."""
     import subprocess
     import sys
     import time
@@ -226,7 +228,8 @@ def test_workers_started_together_share_one_new_study(tmp_path, name):
         _, err = proc.communicate(timeout=240)
         assert proc.returncode == 0, err[-2000:]
     study = optuna.load_study(study_name="shared", storage=resolve_storage(storage))
-    assert len(study.get_trials(states=FINISHED)) >= 4
+    assert len(study.get_trials(states=FINISHED)) == 4
+    assert {t.state for t in study.trials} <= {*FINISHED, optuna.trial.TrialState.FAIL}
 
 
 def test_default_pruner_spares_improving_trials_and_cuts_stalled_ones():
@@ -268,4 +271,26 @@ def test_tune_command_tunes_a_regressor_on_a_tser_dataset(tmp_path, capsys):
     assert report["best_validation_loss"] > 0 and report["test_rmse"] > 0
     assert "test rmse" in capsys.readouterr().out
     assert main([*argv[:-1], "--metric", "score", "-q"]) == 2
-    assert "regression dataset" in capsys.readouterr().out
+    assert "regression dataset" in capsys.readouterr().err
+
+
+def test_running_trials_of_live_workers_hold_their_place_and_stale_ones_do_not(
+    motions, tmp_path, monkeypatch
+):
+    """A trial another worker is running counts toward n_trials (else each worker finishes one
+    more trial than the study needs); one left RUNNING by a killed worker stops counting."""
+    import tsattn.tuning
+
+    X, y = motions
+    storage = tmp_path / "s.db"
+    study = optuna.create_study(storage=resolve_storage(storage), study_name="s")
+    running = study.ask()  # another worker's trial, or one of a worker that was killed
+    est = TSClassifier(attention="bn", **TINY)
+    space = search_space("bn", training=False)
+    done = tune(est, X, y, space=space, n_trials=2, storage=storage, study_name="s")
+    assert len(done.get_trials(states=FINISHED)) == 1  # the running trial holds the second place
+    assert tsattn.tuning._taken(done) == 2
+    assert tsattn.tuning._taken(done, before=running.number) == 1  # a later trial gives way to it
+    monkeypatch.setattr(tsattn.tuning, "STALE_AFTER_S", 0.0)  # its worker has since died
+    done = tune(est, X, y, space=space, n_trials=2, storage=storage, study_name="s")
+    assert len(done.get_trials(states=FINISHED)) == 2

@@ -34,6 +34,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from tsattn.commands import CommandError
+    from tsattn.datasets.cache import DatasetNotAvailableError, SettingError
+
     parser = build_parser()
     argv = sys.argv[1:] if argv is None else list(argv)
     args = parser.parse_args(argv)
@@ -43,6 +46,18 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt as exc:
         print(f"interrupted: {exc}" if str(exc) else "interrupted", file=sys.stderr)
         return 130
+    except CommandError as exc:  # bad input found before any work: the message says it all
+        print(f"{_prog(args)}: error: {exc}", file=sys.stderr)
+        return 2
+    except (DatasetNotAvailableError, SettingError) as exc:
+        print(f"{_prog(args)}: error: {exc}", file=sys.stderr)
+        return 1
+
+
+def _prog(args: argparse.Namespace) -> str:
+    """``tsattn bench forecast``: the command and sub-command that ran."""
+    words = [args.command, getattr(args, "benchmark", None), getattr(args, "datasets_command", None)]
+    return " ".join(["tsattn", *filter(None, words)])
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -14,7 +14,11 @@ the validation metric after every epoch so a pruner can stop weak trials, and st
 - a database URL (``postgresql://...``, ``mysql://...``, ``sqlite:///...``) or an Optuna storage.
 
 Studies resume: running the same ``study_name`` on the same storage again continues up to
-``n_trials`` finished trials in total, and several workers started on one storage share the trials.
+``n_trials`` finished (complete or pruned) trials in total, and several workers started on one
+storage share the trials: a worker starts a trial only while the finished trials and the ones
+running in live workers are fewer than ``n_trials``, so the study ends with exactly ``n_trials``
+(failed trials do not count; a trial in a worker that died without a word, e.g. ``kill -9``,
+stops counting once it has shown no sign of life for :data:`STALE_AFTER_S` seconds).
 Ctrl-C stops the study after recording the trials already finished; the interrupted trial is marked
 failed, and the next run picks up from there.
 
@@ -29,6 +33,7 @@ Example
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -53,7 +58,12 @@ __all__ = [
     "METRICS",
     "default_pruner",
     "resolve_storage",
+    "STALE_AFTER_S",
 ]
+
+#: A running trial that has reported no epoch for this long (seconds) is taken for one left by a
+#: dead worker and no longer holds a place among the study's ``n_trials``.
+STALE_AFTER_S = 1800.0
 
 _SQLITE_SUFFIXES = (".db", ".sqlite", ".sqlite3")
 _SEQUENCE_PARAMS = ("scales", "key_scales")  # tuned as strings like "1,1,2,2", passed as tuples
@@ -166,6 +176,7 @@ class PruningCallback(Callback):
     def on_epoch_end(self, estimator: Any, record: dict) -> None:
         value = _epoch_metric(record, self.metric)
         self.trial.report(value, step=record["epoch"])
+        self.trial.set_user_attr(_ALIVE, time.time())  # the trial's worker is alive
         if self.trial.should_prune():
             raise _optuna().TrialPruned(f"pruned after epoch {record['epoch']} ({value:.4g})")
 
@@ -231,6 +242,32 @@ def _decode(params: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+_ALIVE = "alive_at"  # user attribute: time.time() of a running trial's last epoch
+
+
+class _StudyFull(Exception):
+    """A trial was started after the study had filled up in other workers (it ends as failed)."""
+
+
+def _finished_states() -> tuple:
+    state = _optuna().trial.TrialState
+    return (state.COMPLETE, state.PRUNED)
+
+
+def _taken(study: optuna.Study, before: int | None = None) -> int:
+    """Finished trials plus the running trials of live workers (numbered below ``before``)."""
+    state = _optuna().trial.TrialState
+    now = time.time()
+    n = 0
+    for t in study.get_trials(deepcopy=False, states=(*_finished_states(), state.RUNNING)):
+        if t.state != state.RUNNING:
+            n += 1
+        elif before is None or t.number < before:
+            started = t.datetime_start.timestamp() if t.datetime_start else now
+            n += now - t.user_attrs.get(_ALIVE, started) < STALE_AFTER_S
+    return n
+
+
 def best_params(study: optuna.Study) -> dict[str, Any]:
     """The best trial's parameters, ready for the estimator's constructor or ``set_params``."""
     return _decode(study.best_params)
@@ -262,8 +299,9 @@ def tune(
     ----------
     space : ``{parameter: optuna distribution}``; default :func:`search_space` for the estimator's
         attention and ``n_heads``.
-    n_trials : finished (complete or pruned) trials the study should hold in total; a resumed study
-        runs only the missing ones. ``timeout`` (seconds) stops earlier.
+    n_trials : finished (complete or pruned) trials the study should hold in total, whatever the
+        number of workers sharing it; a resumed study runs only the missing ones. Failed trials do
+        not count. ``timeout`` (seconds) stops earlier.
     validation_fraction : the part of the training data held out for scoring (same split in every
         trial: it is drawn from the estimator's ``random_state``).
     metric : ``"loss"`` (default) minimises the validation loss: cross-entropy for classifiers, MSE
@@ -315,14 +353,19 @@ def tune(
             f"study {study_name!r} in this storage was created to {study.direction.name.lower()}, "
             f"but metric={metric!r} needs {direction}; use another study_name."
         )
-    finished = (optuna.trial.TrialState.COMPLETE, optuna.trial.TrialState.PRUNED)
-    remaining = n_trials - len(study.get_trials(deepcopy=False, states=finished))
+    remaining = n_trials - _taken(study)
     if remaining <= 0:
         return study
     base_callbacks = list(params.get("callbacks") or [])
     fit_args = (X,) if y is None else (X, y)
 
     def objective(trial: optuna.Trial) -> float:
+        # Workers that asked for a trial at the same moment: the higher number gives way.
+        if _taken(study, before=trial.number) >= n_trials:
+            study.stop()
+            trial.set_user_attr("study_full", True)
+            raise _StudyFull(f"the study already holds {n_trials} finished or running trials")
+        trial.set_user_attr(_ALIVE, time.time())
         values = {name: _suggest(trial, name, dist) for name, dist in space.items()}
         model = clone(estimator).set_params(
             **_decode(values),
@@ -337,11 +380,16 @@ def tune(
         trial.set_user_attr("epochs", len(model.history_))
         return _epoch_metric(best, metric)
 
+    def stop_when_full(study: optuna.Study, trial: Any) -> None:
+        if _taken(study) >= n_trials:  # MaxTrialsCallback, counting other workers' running trials
+            study.stop()
+
     study.optimize(
         objective,
         n_trials=remaining,
         timeout=timeout,
-        callbacks=[optuna.study.MaxTrialsCallback(n_trials, states=finished)],
+        callbacks=[stop_when_full],
+        catch=(_StudyFull,),
         show_progress_bar=show_progress_bar,
     )
     return study

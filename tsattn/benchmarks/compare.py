@@ -24,6 +24,7 @@ __all__ = [
     "paper_accuracy",
     "PAPER_COLUMNS",
     "TestAccuracyPerEpoch",
+    "RUN_COLUMNS",
 ]
 
 #: Catalogue column holding each variant's published accuracy (001 Tables 1/9, 004 Table 1).
@@ -124,11 +125,26 @@ def compare_attentions(
 
     Returns
     -------
-    runs : one row per (attention, seed): accuracy, fit seconds, epochs.
-    summary : one row per attention: mean/std accuracy (%), mean fit seconds, parameters, attention
-        FLOPs per sample (at the longest training length), and the paper's accuracy.
+    runs : one row per (attention, seed): accuracy, fit seconds, epochs (:data:`RUN_COLUMNS`).
+    summary : one row per attention: mean/std accuracy (%) over seeds (std NaN for one seed: no
+        spread was measured), mean fit seconds, parameters, attention FLOPs per sample (at the
+        longest training length), and the paper's accuracy.
     """
     from tsattn import TSClassifier
+    from tsattn.attention import get_attention_class
+
+    seeds, attentions = list(seeds), list(attentions)
+    if not seeds or not attentions:
+        raise ValueError(
+            f"compare_attentions needs at least one seed and one attention; got seeds={seeds}, "
+            f"attentions={attentions}."
+        )
+    for attention in attentions:
+        get_attention_class(attention)  # an unknown name fails before the first fit
+    columns = [*RUN_COLUMNS, *(TEST_SELECTED_COLUMNS if test_selected else ())]
+
+    def runs_frame(rows):  # with its columns even when empty, so that the CSV can be read back
+        return pd.DataFrame(rows, columns=columns)
 
     rows = []
     summary = []
@@ -146,7 +162,7 @@ def compare_attentions(
                 raise_if_interrupted(clf)
             except KeyboardInterrupt:
                 raise BenchmarkInterrupted(
-                    pd.DataFrame(rows), f"interrupted during {attention} seed {seed}"
+                    runs_frame(rows), f"interrupted during {attention} seed {seed}"
                 ) from None
             fit_s = time.perf_counter() - t0
             acc = float(np.mean(clf.predict(X_test) == np.asarray(y_test)))
@@ -165,7 +181,7 @@ def compare_attentions(
             {
                 "attention": attention,
                 "accuracy_mean": 100 * accs.mean(),
-                "accuracy_std": 100 * accs.std(),
+                "accuracy_std": _spread(accs),
                 "fit_seconds": fits.mean(),
                 "parameters": sum(p.numel() for p in clf.module_.parameters() if p.requires_grad),
                 "attention_flops_per_sample": attention_flops_per_sample(
@@ -179,5 +195,15 @@ def compare_attentions(
                 [r["test_selected_accuracy"] for r in rows if r["attention"] == attention]
             )
             summary[-1]["test_selected_mean"] = 100 * sel.mean()
-            summary[-1]["test_selected_std"] = 100 * sel.std()
-    return pd.DataFrame(rows), pd.DataFrame(summary)
+            summary[-1]["test_selected_std"] = _spread(sel)
+    return runs_frame(rows), pd.DataFrame(summary)
+
+
+#: Columns of ``compare_attentions``' runs table; ``test_selected=True`` adds the second tuple.
+RUN_COLUMNS = ("attention", "seed", "accuracy", "fit_seconds", "epochs", "best_epoch")
+TEST_SELECTED_COLUMNS = ("test_selected_accuracy", "test_selected_epoch")
+
+
+def _spread(accuracies: np.ndarray) -> float:
+    """Standard deviation over seeds in %, NaN for a single seed (no spread was measured)."""
+    return 100 * float(accuracies.std()) if len(accuracies) > 1 else float("nan")

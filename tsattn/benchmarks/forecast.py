@@ -37,7 +37,13 @@ __all__ = [
     "fit_ar",
     "ar_forecast",
     "run_forecast_benchmark",
+    "check_config",
+    "RESULT_COLUMNS",
 ]
+
+#: Columns of ``results.csv``, one row per (horizon, model, seed).
+RESULT_COLUMNS = ("dataset", "horizon", "context_length", "n_test_windows", "model", "attention",
+                  "head", "seed", "mse", "mae", "n_epochs", "best_epoch", "fit_s", "predict_s")
 
 #: Seasonal period (in rows) of each set for the seasonal-naive baseline.
 SEASONAL_PERIODS = {
@@ -147,22 +153,15 @@ def run_forecast_benchmark(
     borders of ``config.dataset``. Returns one row per (horizon, model, seed).
     """
 
-    import tsattn
     from tsattn.datasets import forecasting_splits, load_forecasting
     from tsattn.estimators.forecasting import TSForecaster
 
+    models = check_config(config, None if frame is None else len(frame))  # before any work
     context, horizons = config.resolved()
-    eps = (
-        config.instance_norm_eps
-        if config.instance_norm_eps is not None
-        else TSForecaster().instance_norm_eps
-    )
+    eps = models[0].instance_norm_eps if models else TSForecaster().instance_norm_eps
     out = Path(out) if out is not None else Path("results") / "forecast" / config.dataset
     out.mkdir(parents=True, exist_ok=True)
-    registered = tsattn.list_attention()
-    attentions = [a for a in config.attentions if a in registered]
-    for a in set(config.attentions) - set(attentions):
-        warnings.warn(f"attention {a!r} is not registered here; skipped", UserWarning, stacklevel=2)
+    attentions = list(dict.fromkeys(config.attentions))
     df = frame if frame is not None else load_forecasting(config.dataset)
     splits = forecasting_splits(df, config.dataset, context)
     train, val = splits.scaled("train"), splits.scaled("val")
@@ -194,15 +193,7 @@ def run_forecast_benchmark(
         for attention in attentions:
             for head in config.heads:
                 for seed in config.seeds:
-                    model = TSForecaster(
-                        horizon, context, attention, head=head, max_epochs=config.max_epochs,
-                        patience=config.patience, max_train_windows=config.max_train_windows,
-                        batch_size=config.batch_size, lr=config.lr, d_model=config.d_model,
-                        n_heads=config.n_heads, n_layers=config.n_layers,
-                        dim_feedforward=config.dim_feedforward, dropout=config.dropout, patch_len=config.patch_len,
-                        instance_norm_eps=eps,
-                        device=config.device, random_state=seed, **config.extra,
-                    )  # fmt: skip
+                    model = _model(config, horizon, context, attention, head, seed)
                     t0 = time.perf_counter()
                     try:
                         model.fit(train, y_val=val)
@@ -236,6 +227,80 @@ def run_forecast_benchmark(
     return results
 
 
+def _model(config: ForecastBenchmark, horizon: int, context: int, attention: str, head: str,
+           seed: int):
+    from tsattn.estimators.forecasting import TSForecaster
+
+    eps = {} if config.instance_norm_eps is None else {"instance_norm_eps": config.instance_norm_eps}
+    return TSForecaster(
+        horizon, context, attention, head=head, max_epochs=config.max_epochs,
+        patience=config.patience, max_train_windows=config.max_train_windows,
+        batch_size=config.batch_size, lr=config.lr, d_model=config.d_model,
+        n_heads=config.n_heads, n_layers=config.n_layers,
+        dim_feedforward=config.dim_feedforward, dropout=config.dropout, patch_len=config.patch_len,
+        device=config.device, random_state=seed, **eps, **config.extra,
+    )  # fmt: skip
+
+
+def check_config(config: ForecastBenchmark, n_rows: int | None = None) -> list:
+    """Check every setting of ``config`` before any work; return one unfitted model per attention
+    and head (at the first horizon and seed). Raises ``ValueError`` saying what to change.
+
+    Unknown attention names (with close matches), an unknown dataset, empty lists, a run with
+    nothing to measure, a context or horizon the splits cannot hold (``n_rows``: the frame's
+    rows; default the catalogue's), and any value a :class:`tsattn.TSForecaster` would refuse at
+    its first fit are caught here rather than after the first models have trained.
+    """
+    import difflib
+
+    import tsattn
+    from tsattn.datasets import forecasting_borders
+    from tsattn.datasets.catalogue import catalogue, resolve_name
+    from tsattn.training import resolve_device
+
+    resolve_name(config.dataset, "forecasting")  # close matches for a misspelt name
+    resolve_device(config.device)
+    registered = tsattn.list_attention()
+    unknown = [a for a in config.attentions if a not in registered]
+    if unknown:
+        hints = [a + (f" (did you mean {', '.join(m)}?)" if (m := difflib.get_close_matches(
+            a, registered, 3)) else "") for a in unknown]  # fmt: skip
+        raise ValueError(f"unknown attention(s): {', '.join(hints)}; valid: "
+                         f"{', '.join(registered)}.")
+    if list(config.attentions):
+        for name, values in (("heads", config.heads), ("seeds", config.seeds)):
+            if not list(values):
+                raise ValueError(f"{name} is empty; give at least one to train the attentions.")
+    elif not config.baselines:
+        raise ValueError("nothing to run: no attentions and baselines=False.")
+    context, horizons = config.resolved()
+    if not horizons or any(isinstance(h, bool) or not isinstance(h, int) or h < 1
+                           for h in horizons):  # fmt: skip
+        raise ValueError(f"horizons must be integers >= 1; got {list(horizons)}.")
+    if isinstance(config.ar_lags, bool) or not isinstance(config.ar_lags, int) or config.ar_lags < 1:
+        raise ValueError(f"ar_lags must be an integer >= 1; got {config.ar_lags!r}.")
+    name = resolve_name(config.dataset, "forecasting")
+    if n_rows is None:
+        n_rows = catalogue()["forecasting"][name]["shape"][0]
+    borders = forecasting_borders(name, n_rows, context)
+    for part, (start, end) in zip(("train", "validation", "test"), borders, strict=True):
+        longest = end - start - context
+        if max(horizons) > longest:
+            raise ValueError(
+                f"horizon {max(horizons)} leaves no {part} window: the {part} split of {name} "
+                f"has {longest} rows after a context of {context}; use horizons <= {longest}."
+            )
+    models = []
+    for attention in dict.fromkeys(config.attentions):
+        for head in dict.fromkeys(config.heads):
+            model = _model(config, horizons[0], context, attention, head, config.seeds[0])
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # fit warns again where it matters
+                model._validate()
+            models.append(model)
+    return models
+
+
 def _write(out: Path, results: pd.DataFrame, config: ForecastBenchmark, context: int, horizons,
            eps: float, attentions: list[str], period: int, interrupted: bool = False) -> None:
     """``results.csv``, ``results.md`` and ``config.json`` (``interrupted``: Ctrl-C cut the run)."""
@@ -243,6 +308,8 @@ def _write(out: Path, results: pd.DataFrame, config: ForecastBenchmark, context:
 
     import tsattn
 
+    if results.empty:  # the columns, so that the file can be read back
+        results = pd.DataFrame(columns=RESULT_COLUMNS)
     results.to_csv(out / "results.csv", index=False)
     if len(results):
         (out / "results.md").write_text(_markdown(results, config, eps), encoding="utf-8")

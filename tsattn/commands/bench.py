@@ -13,6 +13,17 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from tsattn.commands import (
+    CommandError,
+    check_attentions,
+    check_estimator_params,
+    nonnegative_int,
+    output_dir,
+    positive_float,
+    positive_int,
+    resolve_dataset,
+)
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("bench", help="run a benchmark and write its results")
@@ -37,12 +48,13 @@ def _register_epoch(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--dataset", default="UWaveGestureLibrary")
     p.add_argument("--attentions", nargs="+", default=["softmax", "bn_sh"])
-    p.add_argument("--d-model", type=int, default=64)
-    p.add_argument("--n-heads", type=int, default=8)
-    p.add_argument("--n-layers", type=int, default=3)
-    p.add_argument("--dim-feedforward", type=int, default=256)
-    p.add_argument("--batch-size", type=int, default=32)
-    p.add_argument("--epochs", type=int, default=3, help="timed epochs per model (default 3)")
+    p.add_argument("--d-model", type=positive_int, default=64)
+    p.add_argument("--n-heads", type=positive_int, default=8)
+    p.add_argument("--n-layers", type=positive_int, default=3)
+    p.add_argument("--dim-feedforward", type=positive_int, default=256)
+    p.add_argument("--batch-size", type=positive_int, default=32)
+    p.add_argument("--epochs", type=positive_int, default=3,
+                   help="timed epochs per model (default 3)")
     p.add_argument("--device", default="cpu")
     p.add_argument("--no-sktime", action="store_true", help="time tsattn only")
     p.add_argument(
@@ -65,25 +77,39 @@ def _run_epoch(args: argparse.Namespace) -> int:
 
     from tsattn.benchmarks.epoch_time import epoch_time_vs_sktime
     from tsattn.datasets import load_uea
+    from tsattn.training import resolve_device
 
-    X, y = load_uea(args.dataset, split="train")
+    check_attentions(args.attentions)
+    _, dataset = resolve_dataset(args.dataset, ("uea",), "bench epoch")
+    try:
+        resolve_device(args.device)
+    except ValueError as err:
+        raise CommandError(f"--device: {err}") from None
+    from tsattn import TSClassifier
+
+    for attention in args.attentions:
+        check_estimator_params(TSClassifier, dict(
+            attention=attention, d_model=args.d_model, n_heads=args.n_heads,
+            n_layers=args.n_layers, dim_feedforward=args.dim_feedforward,
+            batch_size=args.batch_size), option="arguments")  # fmt: skip
+    out = output_dir(args.out)
+    X, y = load_uea(dataset, split="train")
     frame = epoch_time_vs_sktime(
         X, y, attentions=tuple(args.attentions), d_model=args.d_model, n_heads=args.n_heads,
         n_layers=args.n_layers, dim_feedforward=args.dim_feedforward, batch_size=args.batch_size,
         epochs=args.epochs, device=args.device, include_sktime=not args.no_sktime,
         profile_sdpa=not args.no_sdpa_profile, precisions=tuple(args.precisions),
     )
-    frame["dataset"] = args.dataset
+    frame["dataset"] = dataset
     frame["torch_threads"] = torch.get_num_threads()
-    args.out.mkdir(parents=True, exist_ok=True)
-    frame.to_csv(args.out / f"{args.dataset}.csv", index=False)
-    (args.out / f"{args.dataset}.json").write_text(json.dumps(frame.to_dict("records"), indent=2))
+    frame.to_csv(out / f"{dataset}.csv", index=False)
+    (out / f"{dataset}.json").write_text(json.dumps(frame.to_dict("records"), indent=2))
     cols = [
         c for c in ("model", "seconds_per_epoch", "speedup_vs_sktime", "sdpa_seconds_per_epoch",
                     "speedup_ceiling_vs_sktime") if c in frame
     ]  # fmt: skip
     print(frame[cols].to_string(index=False, float_format=lambda v: f"{v:.3f}"))
-    print(f"wrote {args.out / (args.dataset + '.csv')}")
+    print(f"wrote {out / (dataset + '.csv')}")
     return 0
 
 
@@ -102,31 +128,31 @@ def _register_forecast(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--dataset", required=True, help="e.g. ETTh1, ETTh2, ETTm1, exchange_rate, illness"
     )
-    p.add_argument("--horizons", type=int, nargs="+",
+    p.add_argument("--horizons", type=positive_int, nargs="+",
                    help="default 96 192 336 720 (illness: 24 36 48 60)")  # fmt: skip
-    p.add_argument("--context-length", type=int, help="default 96 (illness: 36)")
+    p.add_argument("--context-length", type=positive_int, help="default 96 (illness: 36)")
     p.add_argument("--attentions", nargs="+", default=["softmax", "s3"],
-                   help="registered attention names (unregistered ones are skipped)")  # fmt: skip
+                   help="registered attention names (default: %(default)s)")  # fmt: skip
     p.add_argument(
         "--heads", nargs="+", default=["linear", "fourier"], choices=["linear", "fourier"]
     )
-    p.add_argument("--seeds", type=int, nargs="+", default=[0])
-    p.add_argument("--max-epochs", type=int, default=30)
-    p.add_argument("--patience", type=int, default=5)
-    p.add_argument("--patch-len", type=int, default=16, help="time steps per token")
-    p.add_argument("--max-train-windows", type=int, default=0,
+    p.add_argument("--seeds", type=nonnegative_int, nargs="+", default=[0])
+    p.add_argument("--max-epochs", type=positive_int, default=30)
+    p.add_argument("--patience", type=positive_int, default=5)
+    p.add_argument("--patch-len", type=positive_int, default=16, help="time steps per token")
+    p.add_argument("--max-train-windows", type=nonnegative_int, default=0,
                    help="random subset of training windows per fit (fixed by the seed); 0 = all")  # fmt: skip
-    p.add_argument("--batch-size", type=int, default=32)
-    p.add_argument("--lr", type=float, default=1e-3)
-    p.add_argument("--d-model", type=int, default=32)
-    p.add_argument("--n-heads", type=int, default=4)
-    p.add_argument("--n-layers", type=int, default=2)
-    p.add_argument("--dim-feedforward", type=int, default=64)
+    p.add_argument("--batch-size", type=positive_int, default=32)
+    p.add_argument("--lr", type=positive_float, default=1e-3)
+    p.add_argument("--d-model", type=positive_int, default=32)
+    p.add_argument("--n-heads", type=positive_int, default=4)
+    p.add_argument("--n-layers", type=positive_int, default=2)
+    p.add_argument("--dim-feedforward", type=positive_int, default=64)
     p.add_argument("--dropout", type=float, default=0.1)
-    p.add_argument("--instance-norm-eps", type=float,
+    p.add_argument("--instance-norm-eps", type=positive_float,
                    help="added to each window's variance (default: TSForecaster's; 1 = 002's "
                    "Algorithm 3, 1e-5 = RevIN)")  # fmt: skip
-    p.add_argument("--ar-lags", type=int, default=24, help="lags of the AutoReg baseline")
+    p.add_argument("--ar-lags", type=positive_int, default=24, help="lags of the AutoReg baseline")
     p.add_argument("--no-baselines", action="store_true")
     p.add_argument("--device", default="cpu")
     p.add_argument("--out", help="output folder (default results/forecast/<dataset>/)")
@@ -134,10 +160,12 @@ def _register_forecast(sub: argparse._SubParsersAction) -> None:
 
 
 def _forecast(args: argparse.Namespace) -> int:
-    from tsattn.benchmarks.forecast import ForecastBenchmark, run_forecast_benchmark
+    from tsattn.benchmarks.forecast import ForecastBenchmark, check_config, run_forecast_benchmark
 
+    check_attentions(args.attentions)
+    _, dataset = resolve_dataset(args.dataset, ("forecasting",), "bench forecast")
     config = ForecastBenchmark(
-        dataset=args.dataset, horizons=args.horizons, context_length=args.context_length,
+        dataset=dataset, horizons=args.horizons, context_length=args.context_length,
         attentions=args.attentions, heads=args.heads, seeds=args.seeds,
         max_epochs=args.max_epochs, patience=args.patience, patch_len=args.patch_len,
         max_train_windows=args.max_train_windows or None, batch_size=args.batch_size, lr=args.lr,
@@ -146,7 +174,12 @@ def _forecast(args: argparse.Namespace) -> int:
         instance_norm_eps=args.instance_norm_eps,
         baselines=not args.no_baselines, device=args.device,
     )  # fmt: skip
-    results = run_forecast_benchmark(config, args.out)
+    try:
+        check_config(config)  # every value a TSForecaster would refuse, before any work
+    except ValueError as err:
+        raise CommandError(str(err)) from None
+    out = output_dir(args.out or Path("results") / "forecast" / dataset)
+    results = run_forecast_benchmark(config, out)
     print(results.groupby(["horizon", "model"], sort=False)[["mse", "mae"]].mean().to_string())
     return 0
 

@@ -3,8 +3,16 @@
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
+
+from tsattn.commands import (
+    check_attentions,
+    check_estimator_params,
+    output_dir,
+    parse_params,
+    positive_int,
+    resolve_dataset,
+)
 
 DEFAULT_ATTENTIONS = ("softmax", "bn", "sh", "bn_sh")
 
@@ -24,8 +32,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--dataset", default="JapaneseVowels", help="UEA or UCR name (default: %(default)s)")
     p.add_argument("--attentions", nargs="+", default=list(DEFAULT_ATTENTIONS), metavar="NAME",
                    help="attention variants (default: %(default)s); see `tsattn compare --list`")
-    p.add_argument("--seeds", type=int, default=1, help="number of seeds 0..N-1 (default: 1)")
-    p.add_argument("--max-epochs", type=int, default=None, help="override TSClassifier.max_epochs")
+    p.add_argument("--seeds", type=positive_int, default=1,
+                   help="number of seeds 0..N-1 (default: 1)")
+    p.add_argument("--max-epochs", type=positive_int, default=None,
+                   help="override TSClassifier.max_epochs")
     p.add_argument("--device", default="auto", help="auto, cpu, cuda (default: auto)")
     p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                    help="extra TSClassifier parameter, VALUE parsed as JSON (repeatable), e.g. --param beta=0.6")
@@ -40,30 +50,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def _parse_params(items: list[str]) -> dict:
-    params = {}
-    for item in items:
-        if "=" not in item:
-            raise SystemExit(f"--param needs NAME=VALUE, got {item!r}")
-        key, raw = item.split("=", 1)
-        try:
-            params[key] = json.loads(raw)
-        except json.JSONDecodeError:
-            params[key] = raw
-        if isinstance(params[key], list):
-            params[key] = tuple(params[key])
-    return params
+_parse_params = parse_params  # the name scripts/cv_train_epochs.py imports
 
 
 def _load(dataset: str):
+    """``X, y, X_test, y_test`` of a UEA or UCR dataset (an unknown name raises CommandError)."""
     from tsattn.datasets import load_ucr, load_uea
-    from tsattn.datasets.catalogue import archive_names
 
-    archive = "uea" if dataset.lower() in {n.lower() for n in archive_names("uea")} else "ucr"
+    archive, name = resolve_dataset(dataset, ("uea", "ucr"), "compare")
     loader = load_uea if archive == "uea" else load_ucr
-    X, y = loader(dataset, split="train")
-    Xt, yt = loader(dataset, split="test")
+    X, y = loader(name, split="train")
+    Xt, yt = loader(name, split="test")
     return X, y, Xt, yt
+
+
+def _mean_spread(means, stds) -> list[str]:
+    """``"98.92 ± 0.31"``, or the mean alone where no spread was measured (one seed: NaN)."""
+    return [f"{m:.2f}" if s != s else f"{m:.2f} ± {s:.2f}" for m, s in zip(means, stds, strict=True)]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -74,45 +77,44 @@ def run(args: argparse.Namespace) -> int:
     if args.list:
         print("\n".join(list_attention()))
         return 0
-    unknown = [a for a in args.attentions if a not in list_attention()]
-    if unknown:
-        print(f"unknown attention(s) {unknown}; valid: {', '.join(list_attention())}")
-        return 2
-    params = {"device": args.device, **_parse_params(args.param)}
+    # Every argument is checked before the first fit: a mistake costs seconds, not the run.
+    check_attentions(args.attentions)
+    _, dataset = resolve_dataset(args.dataset, ("uea", "ucr"), "compare")
+    params = {"device": args.device, **parse_params(args.param)}
     if args.max_epochs is not None:
         params["max_epochs"] = args.max_epochs
     if not args.quiet:
         params.setdefault("verbose", 1)
-    X, y, Xt, yt = _load(args.dataset)
-    print(f"{args.dataset}: {len(X)} train / {len(Xt)} test series; attentions {args.attentions}; "
+    from tsattn import TSClassifier
+
+    for attention in args.attentions:  # a value one of them refuses fails now, not after others
+        check_estimator_params(TSClassifier, {"attention": attention, **params})
+    out = output_dir(args.out or Path("results") / "compare" / dataset)
+    X, y, Xt, yt = _load(dataset)
+    print(f"{dataset}: {len(X)} train / {len(Xt)} test series; attentions {args.attentions}; "
           f"seeds 0..{args.seeds - 1}")
-    out = args.out or Path("results") / "compare" / args.dataset
-    out.mkdir(parents=True, exist_ok=True)
     try:
         runs, summary = compare_attentions(
-            X, y, Xt, yt, args.attentions, dataset=args.dataset, seeds=range(args.seeds),
+            X, y, Xt, yt, args.attentions, dataset=dataset, seeds=range(args.seeds),
             estimator_params=params, verbose=0 if args.quiet else 1,
             test_selected=args.test_selected,
         )
     except BenchmarkInterrupted as stop:
-        stop.partial.to_csv(out / "runs.csv", index=False)
+        stop.partial.to_csv(out / "runs.csv", index=False)  # header only when no run finished
         raise BenchmarkInterrupted(
             stop.partial, f"{stop}; the {len(stop.partial)} finished runs are in {out / 'runs.csv'}"
         ) from None
     runs.to_csv(out / "runs.csv", index=False)
     summary.to_csv(out / "summary.csv", index=False)
     table = summary.assign(
-        accuracy=[f"{m:.2f} ± {s:.2f}" for m, s in zip(summary.accuracy_mean, summary.accuracy_std, strict=True)],
+        accuracy=_mean_spread(summary.accuracy_mean, summary.accuracy_std),
         fit_s=summary.fit_seconds.map(lambda v: f"{v:.1f}"),
         attn_MFLOPs=summary.attention_flops_per_sample.map(lambda v: f"{v / 1e6:.3f}"),
         paper=summary.paper_accuracy.fillna("-"),
     )
     columns = ["attention", "accuracy", "fit_s", "parameters", "attn_MFLOPs", "paper"]
     if args.test_selected:
-        table["test_selected"] = [
-            f"{m:.2f} ± {s:.2f}"
-            for m, s in zip(summary.test_selected_mean, summary.test_selected_std, strict=True)
-        ]
+        table["test_selected"] = _mean_spread(summary.test_selected_mean, summary.test_selected_std)
         columns.insert(-1, "test_selected")
     table = table[columns]
     print()

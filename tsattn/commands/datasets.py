@@ -45,13 +45,20 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _archive_of(name: str) -> str:
+    from tsattn.commands import close_matches
     from tsattn.datasets.catalogue import archive_names
 
     lowered = name.lower()
     for archive in _ARCHIVES:
         if lowered in (n.lower() for n in archive_names(archive)):
             return archive
-    raise ValueError(f"{name!r} is in no archive; see `tsattn datasets list`")
+    close = close_matches(name, [n for a in _ARCHIVES for n in archive_names(a)])
+    raise ValueError(
+        f"{name!r} is in no archive of the catalogue"
+        + (f" (did you mean {', '.join(close)}?)" if close else "")
+        + "; see `tsattn datasets list`. A TSER set outside the catalogue (e.g. Tecator) is "
+        "fetched by its name with --archive tser."
+    )
 
 
 def _fetch(args: argparse.Namespace) -> int:
@@ -74,11 +81,12 @@ def _fetch(args: argparse.Namespace) -> int:
 
 
 def _catalogue(args: argparse.Namespace) -> int:
+    from tsattn.commands import writable_file
     from tsattn.datasets import render_readme
 
     text = render_readme()
     if args.write:
-        args.write.parent.mkdir(parents=True, exist_ok=True)
+        writable_file(args.write, "--write")
         args.write.write_text(text, encoding="utf-8")
         print(f"wrote {args.write}")
     elif args.check:

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import argparse
 import ast
-from pathlib import Path
 from typing import Any
+
+from tsattn.commands import nonnegative_int, positive_int
 
 __all__ = ["register", "run", "parse_hyper"]
 
@@ -35,11 +36,48 @@ def parse_hyper(items: list[str] | None) -> dict[str, Any]:
     return out
 
 
+def check_layers(variants, d_models, n_heads: int, hyper: dict, length: int) -> None:
+    """Build each variant's layer once, so that a size or hyperparameter it refuses, or a
+    ``--hyper`` name no profiled variant takes, fails before the first measurement."""
+    from tsattn.analysis.profile import _build, _hyper_for
+    from tsattn.attention import attention_hyperparameters
+
+    names = [v for v in dict.fromkeys(["softmax", *variants])]
+    takes = {n: set() if n == "softmax_explicit" else set(attention_hyperparameters(n))
+             for n in names}  # fmt: skip
+    for key, value in hyper.items():
+        if isinstance(value, dict):
+            if key not in takes:
+                raise ValueError(f"--hyper {key}.*: {key!r} is not among --variants {names}.")
+            unknown = set(value) - takes[key]
+        else:
+            unknown = {key} - set().union(*takes.values())
+        if unknown:
+            raise ValueError(
+                f"--hyper {', '.join(sorted(unknown))}: no profiled variant takes it "
+                f"({'; '.join(f'{n}: {sorted(t) or None}' for n, t in takes.items())})."
+            )
+    for d_model in d_models:
+        for name in names:
+            _build(name, d_model, n_heads, _hyper_for(name, hyper, length))
+
+
 def run(args: argparse.Namespace) -> int:
     import torch
 
     from tsattn.analysis import growth_exponents, plot_ratios, profile_attention
+    from tsattn.commands import CommandError, check_attentions, output_dir
+    from tsattn.training import resolve_device
 
+    # Every argument is checked before the first measurement.
+    check_attentions(args.variants, "--variants", extra=("softmax_explicit",))
+    try:
+        hyper = parse_hyper(args.hyper)
+        device = resolve_device(args.device)
+        check_layers(args.variants, args.d_models, args.n_heads, hyper, min(args.lengths))
+    except ValueError as err:
+        raise CommandError(str(err)) from None
+    out = output_dir(args.out)
     if args.threads:
         torch.set_num_threads(args.threads)
     df = profile_attention(
@@ -49,11 +87,9 @@ def run(args: argparse.Namespace) -> int:
         n_heads=args.n_heads,
         batch_size=args.batch_size,
         repeats=args.repeats,
-        device=args.device,
-        hyper=parse_hyper(args.hyper),
+        device=device,
+        hyper=hyper,
     )
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
     df.to_csv(out / "profile.csv", index=False)
     growth = growth_exponents(df)
     growth.to_csv(out / "growth.csv", index=False)
@@ -75,13 +111,14 @@ def register(subparsers) -> None:
     )
     p.add_argument("--variants", nargs="+", default=["bn_sh", "s3", "linear", "mrs", "long_short",
                                                        "softmax_explicit"])
-    p.add_argument("--lengths", nargs="+", type=int, default=[512, 1024, 2048, 4096])
-    p.add_argument("--d-models", nargs="+", type=int, default=[64])
-    p.add_argument("--n-heads", type=int, default=2)
-    p.add_argument("--batch-size", type=int, default=4)
-    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--lengths", nargs="+", type=positive_int, default=[512, 1024, 2048, 4096])
+    p.add_argument("--d-models", nargs="+", type=positive_int, default=[64])
+    p.add_argument("--n-heads", type=positive_int, default=2)
+    p.add_argument("--batch-size", type=positive_int, default=4)
+    p.add_argument("--repeats", type=positive_int, default=3)
     p.add_argument("--device", default="cpu")
-    p.add_argument("--threads", type=int, default=0, help="torch threads (0: leave as is)")
+    p.add_argument("--threads", type=nonnegative_int, default=0,
+                   help="torch threads (0: leave as is)")
     p.add_argument("--hyper", nargs="*", metavar="KEY=VALUE",
                    help="hyperparameters, e.g. scales=1,2 r=8 (or VARIANT.KEY=VALUE for one variant)")
     p.add_argument("--out", default="profile_results")

@@ -6,7 +6,18 @@ import argparse
 import json
 from pathlib import Path
 
-from tsattn.commands.compare import _load, _parse_params
+from tsattn.commands import (
+    CommandError,
+    check_attentions,
+    check_estimator_params,
+    fraction,
+    output_dir,
+    parse_params,
+    positive_float,
+    positive_int,
+    resolve_dataset,
+    writable_file,
+)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -26,21 +37,27 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--dataset", default="JapaneseVowels",
                    help="UEA or UCR name (classification) or TSER name (regression, e.g. "
                    "Covid3Month); default: %(default)s")
+    p.add_argument("--archive", choices=("uea", "ucr", "tser"), default=None,
+                   help="archive of --dataset (default: looked up in the catalogue); with tser, "
+                   "a TSER set outside the catalogue is fetched by its name")
     p.add_argument("--attention", default="bn", help="attention variant (default: %(default)s)")
-    p.add_argument("--trials", type=int, default=20, help="finished trials in the study (default: 20)")
-    p.add_argument("--timeout", type=float, default=None, help="stop after this many seconds")
+    p.add_argument("--trials", type=positive_int, default=20,
+                   help="finished (complete or pruned) trials in the study, shared by every "
+                   "worker on --storage; failed ones do not count (default: 20)")
+    p.add_argument("--timeout", type=positive_float, default=None,
+                   help="stop after this many seconds")
     p.add_argument("--storage", default=None,
                    help="a .db file (SQLite), another file (Optuna journal, for machines sharing a "
                    "file system) or a database URL; default: in memory, nothing kept")
     p.add_argument("--study-name", default=None,
                    help="study name in the storage (default: tsattn-<dataset>-<attention>-<metric>)")
-    p.add_argument("--validation-fraction", type=float, default=0.2,
+    p.add_argument("--validation-fraction", type=fraction, default=0.2,
                    help="part of TRAIN held out to score trials (default: 0.2)")
     p.add_argument("--metric", choices=("loss", "score"), default="loss",
                    help="minimise the validation loss (default: cross-entropy, or MSE for "
                    "regression) or maximise the validation accuracy (classification only; ties at "
                    "1.0 on small validation parts)")
-    p.add_argument("--max-epochs", type=int, default=None, help="override max_epochs")
+    p.add_argument("--max-epochs", type=positive_int, default=None, help="override max_epochs")
     p.add_argument("--no-training-params", action="store_true",
                    help="tune only the attention's own hyperparameters, not lr/dropout/weight_decay")
     p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
@@ -56,76 +73,114 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def _is_regression(dataset: str) -> bool:
-    from tsattn.datasets.catalogue import archive_names
+def _resolve(dataset: str, archive: str | None) -> tuple[str, str]:
+    """``(archive, name)``; a name outside the catalogue only with ``--archive tser``."""
+    from tsattn.datasets.archives import OPEN_ARCHIVES, resolve_archive_name
 
-    return dataset.lower() in {n.lower() for n in archive_names("tser")}
+    if archive is None:
+        return resolve_dataset(dataset, ("uea", "ucr", "tser"), "tune", hint=(
+            " A TSER set outside the catalogue (e.g. Tecator) is fetched by its name with "
+            "--archive tser."))  # fmt: skip
+    try:
+        return archive, resolve_archive_name(archive, dataset)[0]
+    except ValueError as err:
+        extra = "" if archive in OPEN_ARCHIVES else " (only --archive tser takes names outside it)"
+        raise CommandError(f"--dataset {dataset!r}: {err}{extra}") from None
 
 
-def _load_any(dataset: str):
+def _open_storage(storage: str | None):
+    """The Optuna storage of ``--storage``, opened now so that a wrong path, URL or missing
+    database driver shows before the data is loaded."""
+    if not storage:
+        return None
+    import optuna
+
+    from tsattn.tuning import resolve_storage
+
+    if "://" not in storage:
+        writable_file(storage, "--storage")
+    try:
+        opened = resolve_storage(storage)
+        return optuna.storages.get_storage(opened) if isinstance(opened, str) else opened
+    except Exception as err:  # noqa: BLE001 - any failure to open it is the user's to fix
+        raise CommandError(
+            f"--storage {storage!r} cannot be opened ({type(err).__name__}: {err}). Give a .db "
+            "file (SQLite), another file (journal) or a database URL whose driver is installed "
+            "(e.g. pip install psycopg2-binary for postgresql://)."
+        ) from None
+
+
+def _load_any(archive: str, dataset: str):
     """``X, y, X_test, y_test`` of a UEA/UCR (classification) or TSER (regression) dataset."""
-    if not _is_regression(dataset):
-        return _load(dataset)
-    from tsattn.datasets import load_tser
+    from tsattn.datasets import load_tser, load_ucr, load_uea
 
-    return (*load_tser(dataset, split="train"), *load_tser(dataset, split="test"))
+    loader = {"uea": load_uea, "ucr": load_ucr, "tser": load_tser}[archive]
+    return (*loader(dataset, split="train"), *loader(dataset, split="test"))
 
 
 def run(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from tsattn import TSClassifier, TSRegressor, list_attention
+    from tsattn import TSClassifier, TSRegressor
     from tsattn.tuning import best_params, search_space, tune
 
-    if args.attention not in list_attention():
-        print(f"unknown attention {args.attention!r}; valid: {', '.join(list_attention())}")
-        return 2
-    regression = _is_regression(args.dataset)
+    # Every argument is checked before the first trial: a mistake costs seconds, not the study.
+    check_attentions([args.attention], "--attention")
+    archive, dataset = _resolve(args.dataset, args.archive)
+    regression = archive == "tser"
     if regression and args.metric == "score":
-        print(f"{args.dataset} is a regression dataset: use --metric loss (the validation MSE)")
-        return 2
+        raise CommandError(f"{dataset} is a regression dataset: use --metric loss (the validation "
+                           "MSE); --metric score is the accuracy of a classifier.")
     Estimator = TSRegressor if regression else TSClassifier
-    fixed = _parse_params(args.param)
+    fixed = parse_params(args.param)
     params = {"attention": args.attention, "device": args.device, "random_state": args.seed,
               **fixed}
     if args.max_epochs is not None:
         params["max_epochs"] = args.max_epochs
-    estimator = Estimator(**params)
+    estimator = check_estimator_params(Estimator, params)
     space = search_space(args.attention, n_heads=estimator.n_heads,
                          training=not args.no_training_params)
     for name in set(space) & set(fixed):
         del space[name]  # a value given with --param is not tuned
     if not space:
-        print(f"nothing to tune: {args.attention!r} has no tunable hyperparameters and "
-              "--no-training-params was given")
-        return 2
+        raise CommandError(f"nothing to tune: {args.attention!r} has no tunable hyperparameters "
+                           "and --no-training-params was given (or --param fixed them all).")
+    storage = _open_storage(args.storage)
+    out = output_dir(args.out or Path("results") / "tune" / f"{dataset}-{args.attention}")
     if args.quiet:
         import optuna
 
         optuna.logging.set_verbosity(optuna.logging.WARNING)  # no line per trial either
-    X, y, Xt, yt = _load_any(args.dataset)
-    name = args.study_name or f"tsattn-{args.dataset}-{args.attention}-{args.metric}"
-    print(f"{args.dataset}: {len(X)} train series ({'regression' if regression else 'classification'}); "
+    X, y, Xt, yt = _load_any(archive, dataset)
+    name = args.study_name or f"tsattn-{dataset}-{args.attention}-{args.metric}"
+    print(f"{dataset}: {len(X)} train series ({'regression' if regression else 'classification'}); "
           f"tuning {', '.join(space)} of {args.attention!r} over {args.trials} trials"
           + (f"; storage {args.storage}" if args.storage else ""))
     study = tune(
         estimator, X, y, space=space, n_trials=args.trials, timeout=args.timeout,
-        validation_fraction=args.validation_fraction, metric=args.metric, storage=args.storage,
+        validation_fraction=args.validation_fraction, metric=args.metric, storage=storage,
         study_name=name, random_state=args.seed, show_progress_bar=not args.quiet,
     )
-    out = args.out or Path("results") / "tune" / f"{args.dataset}-{args.attention}"
-    out.mkdir(parents=True, exist_ok=True)
     study.trials_dataframe().to_csv(out / "trials.csv", index=False)
-    best = best_params(study)
+    states = [t.state.name for t in study.trials if not t.user_attrs.get("study_full")]
     what = "loss" if args.metric == "loss" else "accuracy"
     report = {
-        "dataset": args.dataset, "task": "regression" if regression else "classification",
+        "dataset": dataset, "task": "regression" if regression else "classification",
         "estimator": Estimator.__name__, "attention": args.attention, "study_name": name,
-        "finished_trials": len([t for t in study.trials if t.state.is_finished()]),
-        f"best_validation_{what}": study.best_value, "best_params": best,
+        "finished_trials": states.count("COMPLETE") + states.count("PRUNED"),
+        "complete_trials": states.count("COMPLETE"), "pruned_trials": states.count("PRUNED"),
+        "failed_trials": states.count("FAIL"),
         "fixed_params": {k: v for k, v in params.items() if k != "attention"},
         "validation_fraction": args.validation_fraction,
     }
+    if not report["complete_trials"]:
+        (out / "best_params.json").write_text(json.dumps(report, indent=2, default=str) + "\n")
+        print(f"no trial completed ({report['pruned_trials']} pruned, {report['failed_trials']} "
+              f"failed): no best parameters. Wrote {out / 'trials.csv'} and "
+              f"{out / 'best_params.json'}; see their states.")
+        return 1
+    best = best_params(study)
+    report.update({f"best_validation_{what}": study.best_value, "best_params": best})
     if args.evaluate:
         model = Estimator(**{**params, **best}).fit(X, y)
         pred = model.predict(Xt)

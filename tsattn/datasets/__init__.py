@@ -9,6 +9,7 @@ from tsattn.datasets.archives import archive_file, load_tser, load_ucr, load_uea
 from tsattn.datasets.cache import (
     ChecksumError,
     DatasetNotAvailableError,
+    SettingError,
     data_dir,
     sha256_file,
 )
@@ -25,6 +26,7 @@ __all__ = [
     "ChecksumError",
     "DatasetNotAvailableError",
     "ForecastingSplits",
+    "SettingError",
     "archive_file",
     "catalogue",
     "data_dir",

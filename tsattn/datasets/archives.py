@@ -4,19 +4,33 @@ Files are read with aeon's own readers (``load_from_ts_file``, ``load_from_tsv_f
 arrays are exactly aeon's. Lookup order for ``<archive>/<Name>_<SPLIT>.ts``: the cache (used only if
 its sha256 matches the catalogue, where one is recorded), then the copy bundled inside aeon, then a
 download into the cache.
+
+The TSER archive keeps growing (e.g. Tecator is not among the 63 names aeon 1.6 lists), so
+:func:`load_tser` also takes a name outside the catalogue: it is looked up in the cache and then at
+the archive's zip source (``timeseriesclassification.com/aeon-toolkit/<Name>.zip``, where aeon's
+own loaders look for names without a Zenodo record), without a checksum.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Literal
 
 import numpy as np
 
-from tsattn.datasets.cache import Source, data_dir, ensure_file, sha256_file
-from tsattn.datasets.catalogue import catalogue, file_sha256, resolve_name
+from tsattn.datasets.cache import (
+    DatasetNotAvailableError,
+    Source,
+    data_dir,
+    ensure_file,
+    sha256_file,
+)
+from tsattn.datasets.catalogue import ARCHIVES, catalogue, close_names, file_sha256, resolve_name
 
-__all__ = ["load_tser", "load_uea", "load_ucr", "archive_file"]
+__all__ = [
+    "load_tser", "load_uea", "load_ucr", "archive_file", "resolve_archive_name", "OPEN_ARCHIVES",
+]  # fmt: skip
 
 Split = Literal["train", "test"] | None
 # (n, channels, length) float64 array, or a list of (channels, length_i) arrays
@@ -28,6 +42,28 @@ def _aeon_bundled(name: str, split: str) -> Path | None:
 
     path = Path(aeon.datasets.__file__).parent / "data" / name / f"{name}_{split}.ts"
     return path if path.is_file() else None
+
+
+#: Archives whose loaders also take names outside the catalogue (fetched from the zip source).
+OPEN_ARCHIVES = ("tser",)
+_SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
+
+
+def resolve_archive_name(archive: str, name: str) -> tuple[str, bool]:
+    """``(spelling, listed)``: the catalogue's spelling of ``name``, or ``name`` itself for an
+    open archive (``listed`` False). An unknown name elsewhere raises ValueError with close
+    matches."""
+    try:
+        return resolve_name(name, archive), True
+    except ValueError as err:
+        if archive not in OPEN_ARCHIVES:
+            raise
+        if not isinstance(name, str) or not _SAFE_NAME.fullmatch(name):
+            raise ValueError(
+                f"{err} A {archive} name outside the catalogue is fetched by name, so it must be "
+                f"letters, digits, '_' or '-' (as the archive's names are); got {name!r}."
+            ) from None
+        return name, False
 
 
 def _sources(archive: str, name: str, filename: str) -> list[Source]:
@@ -57,7 +93,15 @@ def archive_file(archive: str, name: str, split: str, fmt: str = "ts") -> Path:
         ``"tsv"`` (UCR only) reads ``ucr/tsv/<Name>_<SPLIT>.tsv``; it has no public per-file
         source (the UCR zip is password protected), so it must be in the cache or mirror.
     """
-    name = resolve_name(name, archive)
+    if archive not in ARCHIVES:
+        raise ValueError(f"archive must be one of {ARCHIVES} (forecasting sets: "
+                         f"load_forecasting); got {archive!r}")
+    if split not in ("TRAIN", "TEST"):
+        raise ValueError(f"split must be 'TRAIN' or 'TEST' for archive_file; got {split!r}")
+    if fmt not in ("ts", "tsv") or (fmt == "tsv" and archive != "ucr"):
+        raise ValueError(f"format {fmt!r} is not available for {archive}; use 'ts'"
+                         + (" or 'tsv'" if archive == "ucr" else ""))
+    name, listed = resolve_archive_name(archive, name)
     filename = f"{name}_{split}.{fmt}"
     relpath = f"{archive}/tsv/{filename}" if fmt == "tsv" else f"{archive}/{filename}"
     sha = file_sha256(relpath)
@@ -69,7 +113,17 @@ def archive_file(archive: str, name: str, split: str, fmt: str = "ts") -> Path:
         if bundled is not None:
             return bundled
     sources = _sources(archive, name, filename) if fmt == "ts" else []
-    return ensure_file(relpath, sources, sha)
+    if listed:
+        return ensure_file(relpath, sources, sha)
+    try:
+        return ensure_file(relpath, sources, sha)
+    except DatasetNotAvailableError as err:
+        close = close_names(name, archive)
+        hint = f" Did you mean {', '.join(close)}?" if close else ""
+        raise DatasetNotAvailableError(
+            f"{name!r} is not in the {archive} catalogue, so it was looked for by its name as a "
+            f"set of the archive, and not found.{hint}\n{err}"
+        ) from None
 
 
 def _read(path: Path, fmt: str) -> tuple[Series, np.ndarray]:

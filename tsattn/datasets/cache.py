@@ -38,6 +38,7 @@ from tsattn._filelock import acquire_lock, release_lock
 __all__ = [
     "ChecksumError",
     "DatasetNotAvailableError",
+    "SettingError",
     "Source",
     "data_dir",
     "ensure_file",
@@ -54,6 +55,10 @@ class DatasetNotAvailableError(OSError):
 
 class ChecksumError(OSError):
     """A file's sha256 differs from the one recorded in the catalogue."""
+
+
+class SettingError(ValueError):
+    """An environment variable of the data cache (``TSATTN_*``) holds a value it cannot use."""
 
 
 @dataclass(frozen=True)
@@ -90,12 +95,33 @@ def sha256_file(path: str | os.PathLike) -> str:
     return digest.hexdigest()
 
 
+_TRUE, _FALSE = {"1", "true", "yes", "on"}, {"", "0", "false", "no", "off"}
+
+
 def _offline() -> bool:
-    return os.environ.get("TSATTN_OFFLINE", "").strip().lower() in {"1", "true", "yes", "on"}
+    raw = os.environ.get("TSATTN_OFFLINE", "")
+    value = raw.strip().lower()
+    if value not in _TRUE | _FALSE:
+        raise SettingError(
+            f"environment variable TSATTN_OFFLINE={raw!r} is neither on ({', '.join(sorted(_TRUE))}) "
+            f"nor off ({', '.join(sorted(_FALSE - {''}))}, or unset); set it to 1 to never use "
+            "the network, or unset it."
+        )
+    return value in _TRUE
 
 
 def _connect_timeout() -> float:
-    return float(os.environ.get("TSATTN_CONNECT_TIMEOUT", "2"))
+    raw = os.environ.get("TSATTN_CONNECT_TIMEOUT", "2")
+    try:
+        value = float(raw)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value < float("inf"):
+        raise SettingError(
+            f"environment variable TSATTN_CONNECT_TIMEOUT={raw!r} is not a number of seconds > 0; "
+            "set it to e.g. 2 (the default, used when it is unset) or 10 for a slow network."
+        )
+    return value
 
 
 def _is_valid(path: Path, sha256: str | None) -> bool:
@@ -132,6 +158,7 @@ def ensure_file(relpath: str, sources: Sequence[Source], sha256: str | None = No
     sources = _with_mirror(relpath, sources)
     if _offline():
         raise _not_available(target, relpath, sources, ["TSATTN_OFFLINE is set"], corrupt)
+    _connect_timeout()  # a malformed setting is named now, not once per source among the errors
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

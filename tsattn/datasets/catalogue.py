@@ -20,6 +20,7 @@ __all__ = [
     "FORECASTING",
     "archive_names",
     "catalogue",
+    "close_names",
     "file_sha256",
     "list_datasets",
     "render_readme",
@@ -68,15 +69,24 @@ def resolve_name(name: str, archive: str) -> str:
     folded = {n.lower(): n for n in names}
     if isinstance(name, str) and name.lower() in folded:
         return folded[name.lower()]
-    close = difflib.get_close_matches(str(name), names, n=5, cutoff=0.6)
-    if not close:
-        close = difflib.get_close_matches(str(name).lower(), list(folded), n=5, cutoff=0.6)
-        close = [folded[c] for c in close]
+    close = close_names(name, archive)
     hint = f" Did you mean {', '.join(close)}?" if close else ""
     raise ValueError(
         f"unknown {archive} dataset {name!r}.{hint} "
         f"See tsattn.datasets.list_datasets({archive!r}) for the {len(names)} valid names."
     )
+
+
+def close_names(name: str, archive: str, n: int = 5) -> list[str]:
+    """Up to ``n`` names of ``archive`` that look like ``name`` (difflib; case-insensitive as a
+    fallback)."""
+    names = archive_names(archive)
+    close = difflib.get_close_matches(str(name), names, n=n, cutoff=0.6)
+    if not close:
+        folded = {x.lower(): x for x in names}
+        close = [folded[c] for c in difflib.get_close_matches(str(name).lower(), list(folded),
+                                                              n=n, cutoff=0.6)]  # fmt: skip
+    return close
 
 
 def file_sha256(relpath: str) -> str | None:

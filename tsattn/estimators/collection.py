@@ -92,7 +92,7 @@ class CollectionEstimator(BaseTSEstimator):
             raise ValueError(
                 f"{type(self).__name__} requires y to be passed, but the target y is None."
             )
-        batch = to_series_batch(X)
+        batch = to_series_batch(X, dtype=np.float64, check_float32=True)
         n = batch.values.shape[0]
         targets, n_outputs = self._encode_targets(y, n)
         self.device_ = resolve_device(self.device)
@@ -103,8 +103,8 @@ class CollectionEstimator(BaseTSEstimator):
         self.n_features_in_ = nf if nf is not None else batch.n_channels
 
         real = np.arange(self.series_length_)[None, :] < batch.lengths[:, None]
-        mean, scale = self._standardisation(batch.values[real].astype(np.float64))
-        self.channel_mean_, self.channel_scale_ = mean.astype(np.float32), scale.astype(np.float32)
+        # float64 statistics and standardisation: values near float32's limits lose nothing
+        self.channel_mean_, self.channel_scale_ = self._standardisation(batch.values[real])
 
         seed, rng = self._random()
         train_idx, valid_idx = self._split(n, targets, rng)
@@ -181,7 +181,7 @@ class CollectionEstimator(BaseTSEstimator):
     # ------------------------------------------------------------------ predict
     def _check_X_predict(self, X: Any) -> SeriesBatch:
         check_is_fitted(self, "module_")
-        batch = to_series_batch(X)
+        batch = to_series_batch(X, dtype=np.float64, check_float32=True)
         if batch.n_channels != self.n_channels_:
             raise ValueError(
                 f"X has {batch.n_channels} channel(s) but {type(self).__name__} was fitted on "
@@ -219,7 +219,17 @@ class CollectionEstimator(BaseTSEstimator):
 
     def _forward(self, X: Any) -> torch.Tensor:
         data = self._to_tensors(self._check_X_predict(X))
-        return self._predict_tensor(data, fixed_len=self.head == "flatten")
+        out = self._predict_tensor(data, fixed_len=self.head == "flatten")
+        bad = ~torch.isfinite(out).all(dim=1)
+        if bool(bad.any()):
+            far = float(data.x[bad.to(data.x.device)].abs().max())
+            raise ValueError(
+                f"the network's output is not finite for {int(bad.sum())} of {len(out)} series: "
+                f"their values lie up to {far:.3g} training standard deviations from the training "
+                "mean, far outside anything seen in fit. Check that X is in the units and scale of "
+                "the training data."
+            )
+        return out
 
     def attention_maps(self, X: Any) -> np.ndarray:
         """The attention weights of every layer and head for the series ``X``, as the network

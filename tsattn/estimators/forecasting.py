@@ -130,13 +130,15 @@ class TSForecaster(BaseTSEstimator):
         spec = self._validate()
         return self._train(*self._build(y, y_val, spec), fixed_len=True)
 
+    def _validate(self) -> AttentionSpec:
+        spec = super()._validate()
+        if self.patch_len > self.context_length:
+            raise ValueError(f"patch_len={self.patch_len} exceeds context_length="
+                             f"{self.context_length}; choose a patch no longer than the context.")
+        return spec
+
     def _build(self, y: Any, y_val: Any, spec: AttentionSpec):
         """Windows, standardisation, validation series and ``network_params_`` (as the core's)."""
-        if self.patch_len > self.context_length:
-            raise ValueError(
-                f"patch_len={self.patch_len} exceeds context_length={self.context_length}; "
-                "choose a patch no longer than the context."
-            )
         values, self.input_kind_ = as_series(y, "y")
         check_length(values, self.context_length, self.horizon, "y")
         self.n_channels_ = self.n_features_in_ = values.shape[1]
