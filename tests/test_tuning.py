@@ -193,45 +193,6 @@ def test_tune_command_rejects_unknown_attention(capsys):
     assert "valid:" in capsys.readouterr().err
 
 
-_WORKER = """
-import sys
-import time
-from aeon.datasets import load_basic_motions
-from tsattn import TSClassifier
-from tsattn.tuning import search_space, tune
-X, y = load_basic_motions(split="train")
-est = TSClassifier(attention="bn", d_model=8, n_heads=2, n_layers=1, dim_feedforward=16,
-                   max_epochs=3, random_state=0)
-time.sleep(max(0.0, float(sys.argv[3]) - time.time()))  # both workers open the storage at once
-tune(est, X[:, :, ::4], y, space=search_space("bn", training=False), n_trials=4,
-     storage=sys.argv[1], study_name="shared", random_state=int(sys.argv[2]))
-"""
-
-
-@pytest.mark.parametrize("name", ["fresh.db", "fresh.journal"])
-def test_workers_started_together_share_one_new_study(tmp_path, name):
-    """Two processes on a storage that does not exist yet: no schema race, one study, and exactly
-    the 4 trials asked for (each worker used to finish the trial it had in flight when the other
-    filled the study: 5)."""
-    import subprocess
-    import sys
-    import time
-
-    storage = tmp_path / name
-    start = str(time.time() + 8)  # after both have imported torch and loaded the data
-    procs = [
-        subprocess.Popen([sys.executable, "-c", _WORKER, str(storage), str(seed), start],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        for seed in (0, 1)
-    ]
-    for proc in procs:
-        _, err = proc.communicate(timeout=240)
-        assert proc.returncode == 0, err[-2000:]
-    study = optuna.load_study(study_name="shared", storage=resolve_storage(storage))
-    assert len(study.get_trials(states=FINISHED)) == 4
-    assert {t.state for t in study.trials} <= {*FINISHED, optuna.trial.TrialState.FAIL}
-
-
 def test_default_pruner_spares_improving_trials_and_cuts_stalled_ones():
     """A plain median rule would cut the first curve below; the default waits for a stall."""
     optuna.logging.set_verbosity(optuna.logging.WARNING)
