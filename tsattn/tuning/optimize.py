@@ -3,6 +3,7 @@ by cross-validation, pruned, and shared by every worker started on the same stor
 
 from __future__ import annotations
 
+import logging
 import time
 import warnings
 from collections.abc import Mapping
@@ -95,6 +96,18 @@ def best_params(study: optuna.Study) -> dict[str, Any]:
 class _GiveWay(Exception):
     """A trial that must not run: the study filled up in other workers, or its point was already
     tried. It ends as failed, marked in its user attributes, and never counts."""
+
+
+class _QuietGiveWay(logging.Filter):
+    """Drops Optuna's warning and traceback for trials that gave way: nothing went wrong."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.numbers: set[int] = set()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        return not any(message.startswith(f"Trial {n} failed ") for n in self.numbers)
 
 
 def _cv_label(cv: Any) -> str | None:
@@ -204,6 +217,7 @@ def tune(
     base_callbacks = list(params.get("callbacks") or [])
     fit_args = (X,) if y is None else (X, y)
     duplicates = [0]  # in a row, in this worker
+    quiet = _QuietGiveWay()
 
     def objective(trial: optuna.Trial) -> float:
         fail_stale(study)
@@ -211,6 +225,7 @@ def tune(
         if taken(study, before=trial.number) >= n_trials:
             study.stop()
             trial.set_user_attr("study_full", True)
+            quiet.numbers.add(trial.number)
             raise _GiveWay(f"the study already holds {n_trials} finished or running trials")
         with heartbeat(study, trial):
             values = suggest(trial, space, n_heads)
@@ -218,6 +233,7 @@ def tune(
             if same is not None:
                 duplicates[0] += 1
                 trial.set_user_attr("duplicate_of", same)
+                quiet.numbers.add(trial.number)
                 if duplicates[0] >= _MAX_DUPLICATES:
                     study.stop()
                     warnings.warn(f"{_MAX_DUPLICATES} draws in a row repeated points already tried: "
@@ -242,6 +258,17 @@ def tune(
         if taken(study) >= n_trials:  # MaxTrialsCallback, counting other workers' running trials
             study.stop()
 
+    logger = logging.getLogger("optuna.study._optimize")
+    logger.addFilter(quiet)
+    try:
+        return _run(study, objective, stop_when_full, n_trials, timeout, duplicates,
+                    show_progress_bar)  # fmt: skip
+    finally:
+        logger.removeFilter(quiet)
+
+
+def _run(study, objective, stop_when_full, n_trials, timeout, duplicates, show_progress_bar):
+    """Run trials until the study holds ``n_trials`` finished ones (or ``timeout``)."""
     deadline = None if timeout is None else time.monotonic() + timeout
     while deadline is None or time.monotonic() < deadline:
         fail_stale(study)
