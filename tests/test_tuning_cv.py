@@ -212,3 +212,52 @@ def test_a_study_is_not_resumed_with_another_protocol(motions, tmp_path):
     tune(est, X, y, cv=2, n_trials=1, space=space, storage=tmp_path / "s.db", study_name="s")
     with pytest.raises(ValueError, match="scored with cv=2, not cv=None"):
         tune(est, X, y, n_trials=2, space=space, storage=tmp_path / "s.db", study_name="s")
+
+
+def test_trials_whose_values_the_estimator_refuses_fail_and_the_study_goes_on(motions):
+    X, y = motions
+    # s3 needs r to divide d_model=16: r=32 fails its trial, r=4 runs
+    space = {"r": optuna.distributions.CategoricalDistribution([4, 32])}
+    est = TSClassifier(attention="s3", **TINY)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # it may stop with r=32 the only point left
+        study = tune(est, X, y, space=space, n_trials=2, cv=2)
+    assert len(study.get_trials(states=(STATE.COMPLETE,))) == 1  # r=4 once: no point twice
+    with pytest.warns(UserWarning, match="all failed"):  # only r=32 left: it stops, not loops
+        tune(est, X, y, space={"r": optuna.distributions.CategoricalDistribution([32])},
+             n_trials=1, cv=2)  # fmt: skip
+    with pytest.raises(ValueError, match="d_model"):  # a fixed value: refused before any trial
+        tune(TSClassifier(attention="s3", **{**TINY, "r": 32}), X, y, space={}, n_trials=1, cv=2)
+
+
+def test_tune_command_cross_validates_and_searches_the_variant(tmp_path, capsys):
+    import json
+
+    from tsattn.cli import main
+
+    out = tmp_path / "out"
+    argv = ["tune", "--dataset", "BasicMotions", "--attention", "auto", "--trials", "2",
+            "--cv", "2", "--no-training-params", "--param", "d_model=16", "--param", "n_heads=2",
+            "--param", "n_layers=1", "--param", "max_steps=8", "--evaluate", "--out", str(out),
+            "-q"]  # fmt: skip
+    assert main(argv) == 0
+    report = json.loads((out / "best_params.json").read_text())
+    assert report["cv"] == 2 and report["finished_trials"] == 2 and "best_cv_loss" in report
+    assert report["best_params"]["attention"] in list_attention()
+    assert 0.0 <= report["test_accuracy"] <= 1.0
+
+
+@pytest.mark.parametrize(("extra", "match"), [
+    (["--scheduler", "local"], "give --cv K as well"),
+    (["--cv", "2", "--scheduler", "tcp://127.0.0.1:9"], "cannot reach the Dask scheduler"),
+    (["--cv", "1"], "at least 2 folds"),
+    (["--attention", "auto", "--param", "beta=0.5"], "only for a single --attention"),
+])  # fmt: skip
+def test_tune_command_refuses_bad_scale_out_arguments(capsys, tmp_path, extra, match):
+    from tsattn.cli import main
+
+    assert main(["tune", "--dataset", "BasicMotions", "--trials", "1", "--param", "d_model=16",
+                 "--param", "n_heads=2", "--param", "max_steps=2", "--out", str(tmp_path), "-q",
+                 *extra]) == 2  # fmt: skip
+    assert match in capsys.readouterr().err
+    assert not (tmp_path / "trials.csv").exists()

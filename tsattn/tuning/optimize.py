@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from sklearn.base import clone, is_classifier
 
-from tsattn.training import Callback
+from tsattn.training import Callback, TrainingDivergedError
 from tsattn.tuning import study as liveness
 from tsattn.tuning.folds import fit_fold, fold_median_pruner, make_folds
 from tsattn.tuning.space import _decode, _optuna, check_space, search_space, suggest, trial_params
@@ -188,6 +188,8 @@ def tune(
             raise ValueError(f"space must be a dict of distributions, None or 'auto'; got {space!r}.")
         space = search_space(space or params.get("attention", "softmax"), n_heads=n_heads)
     check_space(estimator, space)
+    if hasattr(estimator, "_validate"):  # the fixed parameters, before trials fail one by one
+        clone(estimator)._validate()
     direction = METRICS[_check_metric(metric)]
     if metric == "score" and not is_classifier(estimator):
         raise ValueError(
@@ -257,29 +259,49 @@ def tune(
     def stop_when_full(study: optuna.Study, trial: Any) -> None:
         if taken(study) >= n_trials:  # MaxTrialsCallback, counting other workers' running trials
             study.stop()
+        if trial.state in finished_states():
+            rounds[-1][0] += 1
+        elif trial.number not in quiet.numbers:
+            rounds[-1][1] += 1
+
+    rounds: list[list[int]] = []  # [finished, failed] trials of each optimize() call here
 
     logger = logging.getLogger("optuna.study._optimize")
     logger.addFilter(quiet)
     try:
-        return _run(study, objective, stop_when_full, n_trials, timeout, duplicates,
+        return _run(study, objective, stop_when_full, n_trials, timeout, duplicates, rounds,
                     show_progress_bar)  # fmt: skip
     finally:
         logger.removeFilter(quiet)
 
 
-def _run(study, objective, stop_when_full, n_trials, timeout, duplicates, show_progress_bar):
-    """Run trials until the study holds ``n_trials`` finished ones (or ``timeout``)."""
+#: Exceptions that fail one trial and let the study go on: drawn values the estimator refuses
+#: (e.g. s3's r not dividing d_model) and fits that diverge.
+TRIAL_ERRORS = (ValueError, TrainingDivergedError)
+
+
+def _run(study: Any, objective: Any, stop_when_full: Any, n_trials: int, timeout: float | None,
+         duplicates: list[int], rounds: list[list[int]], show_progress_bar: bool) -> Any:
+    """Run trials until the study holds ``n_trials`` finished ones (or ``timeout``); stop early
+    when a round of trials here only failed (failed trials do not count, so it would not end)."""
     deadline = None if timeout is None else time.monotonic() + timeout
     while deadline is None or time.monotonic() < deadline:
         fail_stale(study)
         remaining = n_trials - taken(study)
         if remaining > 0:
+            rounds.append([0, 0])
             study.optimize(
-                objective, n_trials=remaining, callbacks=[stop_when_full], catch=(_GiveWay,),
+                objective, n_trials=remaining, callbacks=[stop_when_full],
+                catch=(_GiveWay, *TRIAL_ERRORS),
                 timeout=None if deadline is None else max(0.0, deadline - time.monotonic()),
                 show_progress_bar=show_progress_bar,
             )  # fmt: skip
-            if duplicates[0] >= _MAX_DUPLICATES:
+            finished, failed = rounds[-1]
+            if duplicates[0] >= _MAX_DUPLICATES or (failed and not finished):
+                if failed and not finished:
+                    warnings.warn(f"the last {failed} trial(s) here all failed (see Optuna's log); "
+                                  "stopping instead of retrying without end.", UserWarning,
+                                  stacklevel=3)  # fmt: skip
                 break
             continue
         if len(study.get_trials(deepcopy=False, states=finished_states())) >= n_trials:
