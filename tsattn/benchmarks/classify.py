@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from tsattn._parallel import parallel_backend as _backend
 from tsattn.benchmarks import BenchmarkInterrupted
 from tsattn.training import Callback
 
@@ -399,41 +400,15 @@ def _append(path: Path, row: dict[str, Any]) -> None:
         os.fsync(fh.fileno())
 
 
-@contextlib.contextmanager
-def _backend(n_jobs: int, scheduler: str | None):
-    """joblib's backend: processes (loky) or, with ``scheduler``, a Dask cluster ("local" starts a
-    ``LocalCluster`` of ``n_jobs`` single-threaded workers; otherwise a scheduler address)."""
-    import joblib
-
-    if not scheduler:
-        yield n_jobs
-        return
-    try:
-        from distributed import Client, LocalCluster
-    except ImportError as err:
-        raise ImportError("scheduler needs Dask: pip install 'tsattn[dask]'") from err
-    cluster = LocalCluster(n_workers=n_jobs, threads_per_worker=1, processes=True) if scheduler == "local" else None
-    try:
-        client = Client(cluster if cluster is not None else scheduler, timeout="10s")
-    except OSError as err:
-        raise ValueError(f"cannot reach the Dask scheduler {scheduler!r}: {err}") from err
-    try:
-        with joblib.parallel_config(backend="dask"):
-            yield max(1, len(client.scheduler_info()["workers"]))
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
-
-
 def run_classify_benchmark(config: ClassifyBenchmark, out: str | Path, progress: bool = True,
                            log=print, command: str | None = None) -> pd.DataFrame:
     """Run every missing (dataset, model, seed) of ``config`` and write the results into ``out``:
     ``results.csv`` (one row per fit, appended as each finishes), ``config.json``, ``results.md``
     and the plots of :mod:`tsattn.benchmarks.classify_report`. Returns all rows of ``results.csv``.
 
-    ``command`` (the command line, for the report) and the wall time of every invocation on this
-    folder are kept in ``config.json``.
+    ``command`` (the command line, for the report) joins the commands of earlier invocations on
+    this folder in ``config.json``, with the wall time of each invocation; one folder can so
+    collect several runs (e.g. other datasets or seeds) into one report.
     """
     from joblib import Parallel, delayed
 
@@ -454,7 +429,8 @@ def run_classify_benchmark(config: ClassifyBenchmark, out: str | Path, progress:
             for f in config.folds() if (n, m, int(s), f) not in done]  # fmt: skip
     previous = json.loads((out / "config.json").read_text()) if (out / "config.json").is_file() else {}
     record = {**asdict(config), "datasets_resolved": [n for _, n in datasets], "models": models,
-              "command": command or previous.get("command"),
+              "commands": list(dict.fromkeys([*previous.get("commands", [previous.get("command")] if previous.get("command") else []),
+                                              *([command] if command else [])])),
               "invocations": previous.get("invocations", [])}  # fmt: skip
 
     def save_config(seconds: float | None = None) -> None:
