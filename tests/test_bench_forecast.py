@@ -175,3 +175,17 @@ def test_ctrl_c_stops_the_benchmark_and_keeps_finished_runs(tmp_path, ctrl_c_on_
     assert list(written.model) == ["naive_last", "seasonal_naive", "ar", "tsattn:softmax"]
     assert len(stop.value.partial) == 4
     assert json.loads((tmp_path / "config.json").read_text())["runs"][-1]["status"] == "interrupted"
+
+
+def test_fit_time_of_a_forecaster_on_a_wide_random_walk(tmp_path):
+    """The wide-data measurement (Electricity/Traffic shapes) in miniature: 60 channels."""
+    from tsattn.cli import main
+
+    out = tmp_path / "ft"
+    assert main(["bench", "fit-time", "--forecast", "--channels", "60", "--length", "1000",
+                 "--param", "max_steps=3", "--param", "d_model=8", "--out", str(out)]) == 0  # fmt: skip
+    record = json.loads((out / "n1_c60_l1000.json").read_text())
+    samples = (900 - 96 - 96 + 1) * 60  # 10% validation tail, context and horizon 96
+    assert record["task"] == "forecasting" and record["n_steps"] == 3
+    assert record["train_samples"] == samples and record["auto_steps"] == round(10 * samples / 256)
+    assert record["patch_len"] == 16 and 0 < record["peak_rss_mb"] < 8192

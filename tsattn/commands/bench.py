@@ -308,13 +308,15 @@ def _register_fit_time(sub: argparse._SubParsersAction) -> None:
         "fit-time",
         help="seconds per default fit on random data of a given shape",
         description="Time default TSClassifier (or TSRegressor) fits on random data of shape "
-        "(n, channels, length) and write fit_time.json: how long a fit takes on data shaped like yours.",
+        "(n, channels, length) and write fit_time.json: how long a fit takes on data shaped like yours. "
+        "--forecast: a default TSForecaster on one random walk of length x channels, with the peak memory.",
     )
-    p.add_argument("--n", type=int, required=True, help="number of series")
+    p.add_argument("--n", type=int, default=1, help="number of series (default 1)")
     p.add_argument("--channels", type=int, default=1)
     p.add_argument("--length", type=int, required=True)
     p.add_argument("--classes", type=int, default=2)
     p.add_argument("--regression", action="store_true")
+    p.add_argument("--forecast", action="store_true", help="one series of --length rows")
     p.add_argument("--repeats", type=int, default=1)
     p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE")
     p.add_argument("--out", type=Path, default=Path("results/fit_time"))
@@ -333,7 +335,8 @@ def _fit_time(args: argparse.Namespace) -> int:
             return 2
     record = time_default_fit(
         args.n, args.channels, args.length, args.classes, args.repeats,
-        task="regression" if args.regression else "classification", **_parse_params(args.param),
+        task="forecasting" if args.forecast else "regression" if args.regression else "classification",
+        **_parse_params(args.param),
     )  # fmt: skip
     args.out.mkdir(parents=True, exist_ok=True)
     name = f"n{args.n}_c{args.channels}_l{args.length}.json"
