@@ -69,10 +69,10 @@ class TSForecaster(_series.WindowScores, BaseTSEstimator):
     attention: str = param("softmax", **ATTENTION, kw_only=False)
     head: str = param(
         "linear", [StrOptions(set(FORECAST_HEADS))], "``'linear'``: map the flattened encoded "
-        "window linearly to the horizon. ``'fourier'``: project the tokens back to the channels "
-        "and extrapolate them by their ``1 + 2*n_harm`` lowest Fourier harmonics (Algorithm 4 of "
-        "002); it lost to the linear head on every validation split measured "
-        "(``docs/results/forecast_defaults/``) and suits series made of a few stable cycles."
+        "window linearly to the horizon. ``'fourier'``: extrapolate the tokens' ``1 + 2*n_harm`` "
+        "lowest harmonics (Algorithm 4 of 002); its network lost to the linear one on ILI and "
+        "ETTh1 validation and tied on Exchange (``docs/results/forecast_defaults/``); it suits "
+        "series made of a few stable cycles."
     )
     n_harm: int = param(8, [Interval(Integral, 0, None, closed="left")], "Harmonics of the Fourier head.")
     anchor: str | None = param(
