@@ -136,3 +136,14 @@ def test_cv_mode_never_reads_test_and_labels_configurations(tmp_path, monkeypatc
     assert (tiny.log_loss > 0).all()
     report = (tmp_path / "results.md").read_text()
     assert "Cross-validation on TRAIN" in report and "published" not in report
+
+
+def test_fit_time_command_times_a_default_fit(tmp_path):
+    import json
+
+    out = tmp_path / "ft"
+    assert main(["bench", "fit-time", "--n", "6", "--channels", "2", "--length", "300", "--param",
+                 "max_steps=3", "--param", "d_model=16", "--param", "n_heads=2", "--out", str(out)]) == 0  # fmt: skip
+    record = json.loads((out / "n6_c2_l300.json").read_text())
+    assert record["n_steps"] == 3 and record["n_tokens"] <= 32 and record["median_seconds"] > 0
+    assert main(["bench", "fit-time", "--n", "0", "--length", "5", "--out", str(out)]) == 2

@@ -105,3 +105,11 @@ def test_regressor_shares_the_budget_and_tokenisers():
     target = X[:, 0].mean(axis=1)
     reg = TSRegressor(tokenizer="conv", max_tokens=16, max_epochs=None, max_steps=5, **TINY).fit(X, target)
     assert reg.n_steps_ == 5 and reg.n_tokens_ <= 16
+
+
+def test_a_diverging_fit_with_the_decaying_schedule_raises_instead_of_keeping_nan_weights():
+    from tsattn.training import TrainingDivergedError
+
+    X, y = _data()
+    with pytest.raises(TrainingDivergedError, match="lr"):
+        TSClassifier(lr=1e8, max_epochs=None, max_steps=30, batch_size=8, **TINY).fit(X, y)

@@ -45,7 +45,7 @@ def test_divergence_after_good_epochs_keeps_the_finite_best_weights():
 
     X, y = _toy()
     with pytest.warns(RuntimeWarning, match="diverged at epoch 3.*kept the weights of epoch [12]"):
-        clf = TSClassifier(**{**TINY, "max_epochs": 6}, callbacks=[Poison()]).fit(X, y)
+        clf = TSClassifier(**{**TINY, "max_epochs": 6, "lr_schedule": "plateau"}, callbacks=[Poison()]).fit(X, y)
     assert clf.best_epoch_ <= 2 and clf.n_epochs_ == 3
     assert np.isfinite(clf.predict_proba(X)).all()
 

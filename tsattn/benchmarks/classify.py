@@ -432,8 +432,9 @@ def run_classify_benchmark(config: ClassifyBenchmark, out: str | Path, progress:
     ``results.csv`` (one row per fit, appended as each finishes), ``config.json``, ``results.md``
     and the plots of :mod:`tsattn.benchmarks.classify_report`. Returns all rows of ``results.csv``.
 
-    ``command`` (the command line, for the report) and the wall time of every invocation on this
-    folder are kept in ``config.json``.
+    ``command`` (the command line, for the report) joins the commands of earlier invocations on
+    this folder in ``config.json``, with the wall time of each invocation; one folder can so
+    collect several runs (e.g. other datasets or seeds) into one report.
     """
     from joblib import Parallel, delayed
 
@@ -454,7 +455,8 @@ def run_classify_benchmark(config: ClassifyBenchmark, out: str | Path, progress:
             for f in config.folds() if (n, m, int(s), f) not in done]  # fmt: skip
     previous = json.loads((out / "config.json").read_text()) if (out / "config.json").is_file() else {}
     record = {**asdict(config), "datasets_resolved": [n for _, n in datasets], "models": models,
-              "command": command or previous.get("command"),
+              "commands": list(dict.fromkeys([*previous.get("commands", [previous.get("command")] if previous.get("command") else []),
+                                              *([command] if command else [])])),
               "invocations": previous.get("invocations", [])}  # fmt: skip
 
     def save_config(seconds: float | None = None) -> None:

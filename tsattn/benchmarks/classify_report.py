@@ -208,7 +208,8 @@ def write_report(rows: pd.DataFrame, out: str | Path) -> str:
         f"{len(rows)} fits ({len(failures)} failed or timed out); fit time summed over fits "
         f"{rows.fit_s.fillna(0).sum() / 3600:.2f} h; wall time over {len(wall)} invocation(s) "
         f"{sum(wall) / 3600:.2f} h.", "",
-        f"Command: `{config.get('command') or 'run_classify_benchmark(...)'}`", "",
+        "Commands (each appends to the same results.csv; a rerun resumes):", "",
+        *[f"    {c}" for c in config.get("commands") or ["run_classify_benchmark(...)"]], "",
         f"Settings: `{json.dumps({k: config.get(k) for k in ('seeds', 'time_limit', 'params') if k in config})}`.",
         "",
     ]  # fmt: skip

@@ -32,6 +32,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _register_epoch(sub)
     _register_forecast(sub)
     _register_classify(sub)
+    _register_fit_time(sub)
     _register_kernels(sub)
 
 
@@ -292,4 +293,43 @@ def _dropout_mask(args: argparse.Namespace) -> int:
     text = json.dumps(summary, indent=2)
     (args.out / "summary.json").write_text(text + "\n", encoding="utf-8")
     print(text)
+    return 0
+
+
+def _register_fit_time(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "fit-time",
+        help="seconds per default fit on random data of a given shape",
+        description="Time default TSClassifier (or TSRegressor) fits on random data of shape "
+        "(n, channels, length) and write fit_time.json: how long a fit takes on data shaped like yours.",
+    )
+    p.add_argument("--n", type=int, required=True, help="number of series")
+    p.add_argument("--channels", type=int, default=1)
+    p.add_argument("--length", type=int, required=True)
+    p.add_argument("--classes", type=int, default=2)
+    p.add_argument("--regression", action="store_true")
+    p.add_argument("--repeats", type=int, default=1)
+    p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE")
+    p.add_argument("--out", type=Path, default=Path("results/fit_time"))
+    p.set_defaults(func=_fit_time)
+
+
+def _fit_time(args: argparse.Namespace) -> int:
+    import json
+
+    from tsattn.benchmarks.fit_time import time_default_fit
+    from tsattn.commands.compare import _parse_params
+
+    for name in ("n", "channels", "length", "classes", "repeats"):
+        if getattr(args, name) < 1:
+            print(f"tsattn bench fit-time: --{name} must be >= 1, got {getattr(args, name)}")
+            return 2
+    record = time_default_fit(
+        args.n, args.channels, args.length, args.classes, args.repeats,
+        task="regression" if args.regression else "classification", **_parse_params(args.param),
+    )  # fmt: skip
+    args.out.mkdir(parents=True, exist_ok=True)
+    name = f"n{args.n}_c{args.channels}_l{args.length}.json"
+    (args.out / name).write_text(json.dumps(record, indent=2, default=repr))
+    print(json.dumps(record, default=repr))
     return 0

@@ -65,9 +65,9 @@ class Diverged(Exception):
 
 def finite_state(module: nn.Module) -> bool:
     """Whether every floating tensor of ``module``'s state (weights, BatchNorm statistics) is finite."""
-    return all(
-        bool(torch.isfinite(t).all()) for t in module.state_dict().values() if t.is_floating_point()
-    )
+    tensors = [t.reshape(-1) for t in module.state_dict().values() if t.is_floating_point()]
+    # one concatenation and one reduction: cheap enough to run after every epoch of a small set
+    return not tensors or bool(torch.isfinite(torch.cat(tensors)).all())
 
 
 class NaNGuard(Callback):
@@ -131,8 +131,9 @@ class EarlyStopping(Callback):
     weights are restored when training ends, however it ends. ``patience=None`` never stops early.
 
     ``keep_last=True`` (for schedules that decay the rate to zero, with no validation data): every
-    epoch with finite values is the new best, so the final weights are kept (and the last finite
-    ones after a divergence).
+    epoch with finite values is the new best and the final weights are kept as they are, with no
+    per-epoch copy; after a divergence there is then no earlier state to fall back on, and
+    :class:`NaNGuard` raises.
     """
 
     def __init__(self, module: nn.Module, patience: int | None, keep_last: bool = False) -> None:
@@ -155,7 +156,8 @@ class EarlyStopping(Callback):
         record["best"] = finite and key < self.best_key
         if record["best"]:
             self.best_key, self.since_best = key, 0
-            self.best_state = copy.deepcopy(self.module.state_dict())
+            if not self.keep_last:  # the final weights are the module's own: no copy to keep
+                self.best_state = copy.deepcopy(self.module.state_dict())
         else:
             self.since_best += 1
         return self.patience is not None and self.since_best >= self.patience
