@@ -119,7 +119,7 @@ def test_forecaster_is_tuned_on_the_tail_of_its_series():
 
     t = np.arange(160)
     series = np.stack([np.sin(2 * np.pi * t / 8), np.cos(2 * np.pi * t / 12)], axis=1)
-    est = TSForecaster(attention="s3", d_model=8, n_heads=2, n_layers=1, dim_feedforward=16,
+    est = TSForecaster(attention="s3", d_model=16, n_heads=2, n_layers=1, dim_feedforward=16,
                        max_epochs=3, horizon=6, context_length=16, patch_len=4, random_state=0)
     space = search_space("s3", n_heads=2, training=False)
     study = tune(est, series, n_trials=2, space=space)  # y=None: the series is X
@@ -193,45 +193,6 @@ def test_tune_command_rejects_unknown_attention(capsys):
     assert "valid:" in capsys.readouterr().err
 
 
-_WORKER = """
-import sys
-import time
-from aeon.datasets import load_basic_motions
-from tsattn import TSClassifier
-from tsattn.tuning import search_space, tune
-X, y = load_basic_motions(split="train")
-est = TSClassifier(attention="bn", d_model=8, n_heads=2, n_layers=1, dim_feedforward=16,
-                   max_epochs=3, random_state=0)
-time.sleep(max(0.0, float(sys.argv[3]) - time.time()))  # both workers open the storage at once
-tune(est, X[:, :, ::4], y, space=search_space("bn", training=False), n_trials=4,
-     storage=sys.argv[1], study_name="shared", random_state=int(sys.argv[2]))
-"""
-
-
-@pytest.mark.parametrize("name", ["fresh.db", "fresh.journal"])
-def test_workers_started_together_share_one_new_study(tmp_path, name):
-    """Two processes on a storage that does not exist yet: no schema race, one study, and exactly
-    the 4 trials asked for (each worker used to finish the trial it had in flight when the other
-    filled the study: 5)."""
-    import subprocess
-    import sys
-    import time
-
-    storage = tmp_path / name
-    start = str(time.time() + 8)  # after both have imported torch and loaded the data
-    procs = [
-        subprocess.Popen([sys.executable, "-c", _WORKER, str(storage), str(seed), start],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        for seed in (0, 1)
-    ]
-    for proc in procs:
-        _, err = proc.communicate(timeout=240)
-        assert proc.returncode == 0, err[-2000:]
-    study = optuna.load_study(study_name="shared", storage=resolve_storage(storage))
-    assert len(study.get_trials(states=FINISHED)) == 4
-    assert {t.state for t in study.trials} <= {*FINISHED, optuna.trial.TrialState.FAIL}
-
-
 def test_default_pruner_spares_improving_trials_and_cuts_stalled_ones():
     """A plain median rule would cut the first curve below; the default waits for a stall."""
     optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -274,23 +235,32 @@ def test_tune_command_tunes_a_regressor_on_a_tser_dataset(tmp_path, capsys):
     assert "regression dataset" in capsys.readouterr().err
 
 
-def test_running_trials_of_live_workers_hold_their_place_and_stale_ones_do_not(
+def test_running_trials_of_live_workers_hold_their_place_and_stale_ones_are_failed(
     motions, tmp_path, monkeypatch
 ):
     """A trial another worker is running counts toward n_trials (else each worker finishes one
-    more trial than the study needs); one left RUNNING by a killed worker stops counting."""
-    import tsattn.tuning
+    more trial than the study needs); one left RUNNING by a killed worker is failed once its
+    heartbeat is STALE_AFTER_S old, and its parameters run again."""
+    import tsattn.tuning.study as shared
 
     X, y = motions
-    storage = tmp_path / "s.db"
+    storage = tmp_path / "s.journal"
     study = optuna.create_study(storage=resolve_storage(storage), study_name="s")
     running = study.ask()  # another worker's trial, or one of a worker that was killed
+    running.suggest_float("beta", 0.1, 1.2, step=0.05)
     est = TSClassifier(attention="bn", **TINY)
     space = search_space("bn", training=False)
-    done = tune(est, X, y, space=space, n_trials=2, storage=storage, study_name="s")
+    done = tune(est, X, y, space=space, n_trials=2, storage=storage, study_name="s", timeout=5)
     assert len(done.get_trials(states=FINISHED)) == 1  # the running trial holds the second place
-    assert tsattn.tuning._taken(done) == 2
-    assert tsattn.tuning._taken(done, before=running.number) == 1  # a later trial gives way to it
-    monkeypatch.setattr(tsattn.tuning, "STALE_AFTER_S", 0.0)  # its worker has since died
+    assert shared.taken(done) == 2
+    assert shared.taken(done, before=running.number) == 1  # a later trial gives way to it
+    # its worker has since died: no heartbeat for more than STALE_AFTER_S (it never beat; it
+    # started more than 5 s ago), while this worker's own trials beat every second
+    monkeypatch.setattr(shared, "HEARTBEAT_S", 1)
+    monkeypatch.setattr(shared, "STALE_AFTER_S", 3)
     done = tune(est, X, y, space=space, n_trials=2, storage=storage, study_name="s")
+    states = {t.number: t.state for t in done.trials}
+    assert states[running.number] == optuna.trial.TrialState.FAIL
     assert len(done.get_trials(states=FINISHED)) == 2
+    retried = [t for t in done.trials if t.user_attrs.get("retry_of") == running.number]
+    assert len(retried) == 1 and retried[0].params == running.params

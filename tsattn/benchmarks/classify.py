@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from tsattn._parallel import parallel_backend as _backend
 from tsattn.benchmarks import BenchmarkInterrupted
 from tsattn.training import Callback
 
@@ -397,33 +398,6 @@ def _append(path: Path, row: dict[str, Any]) -> None:
         frame.to_csv(fh, header=header, index=False)
         fh.flush()
         os.fsync(fh.fileno())
-
-
-@contextlib.contextmanager
-def _backend(n_jobs: int, scheduler: str | None):
-    """joblib's backend: processes (loky) or, with ``scheduler``, a Dask cluster ("local" starts a
-    ``LocalCluster`` of ``n_jobs`` single-threaded workers; otherwise a scheduler address)."""
-    import joblib
-
-    if not scheduler:
-        yield n_jobs
-        return
-    try:
-        from distributed import Client, LocalCluster
-    except ImportError as err:
-        raise ImportError("scheduler needs Dask: pip install 'tsattn[dask]'") from err
-    cluster = LocalCluster(n_workers=n_jobs, threads_per_worker=1, processes=True) if scheduler == "local" else None
-    try:
-        client = Client(cluster if cluster is not None else scheduler, timeout="10s")
-    except OSError as err:
-        raise ValueError(f"cannot reach the Dask scheduler {scheduler!r}: {err}") from err
-    try:
-        with joblib.parallel_config(backend="dask"):
-            yield max(1, len(client.scheduler_info()["workers"]))
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
 
 
 def run_classify_benchmark(config: ClassifyBenchmark, out: str | Path, progress: bool = True,

@@ -241,7 +241,7 @@ def _classify(args: argparse.Namespace) -> int:
     try:
         command = "tsattn " + " ".join(shlex.quote(a) for a in args.argv)
         run_classify_benchmark(config, args.out, progress=not args.quiet, command=command)
-    except ValueError as err:
+    except (ValueError, ImportError) as err:  # ImportError: --scheduler without tsattn[dask]
         print(f"tsattn bench classify: {err}")
         return 2
     print(f"wrote {args.out / 'results.csv'} and {args.out / 'results.md'}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 from pathlib import Path
 
@@ -30,6 +31,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "a TSER dataset, on a validation part of the TRAIN split, "
             "with pruning. With --storage the study is kept on disk: rerunning the command resumes "
             "it, and several processes or machines given the same storage share its trials. "
+            "With --cv each trial is scored by K-fold cross-validation of TRAIN instead (folds "
+            "in parallel with --n-jobs, on Dask with --scheduler). "
             "Writes trials.csv, best_params.json and history.png; --evaluate also fits the best "
             "parameters on all of TRAIN and scores TEST once (accuracy, or RMSE for regression)."
         ),
@@ -40,7 +43,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--archive", choices=("uea", "ucr", "tser"), default=None,
                    help="archive of --dataset (default: looked up in the catalogue); with tser, "
                    "a TSER set outside the catalogue is fetched by its name")
-    p.add_argument("--attention", default="bn", help="attention variant (default: %(default)s)")
+    p.add_argument("--attention", default="bn",
+                   help="attention variant, or 'auto' to search over every variant and the chosen "
+                   "one's own hyperparameters (default: %(default)s)")
     p.add_argument("--trials", type=positive_int, default=20,
                    help="finished (complete or pruned) trials in the study, shared by every "
                    "worker on --storage; failed ones do not count (default: 20)")
@@ -52,7 +57,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--study-name", default=None,
                    help="study name in the storage (default: tsattn-<dataset>-<attention>-<metric>)")
     p.add_argument("--validation-fraction", type=fraction, default=0.2,
-                   help="part of TRAIN held out to score trials (default: 0.2)")
+                   help="part of TRAIN held out to score trials, without --cv (default: 0.2)")
+    p.add_argument("--cv", type=positive_int, default=None, metavar="K",
+                   help="score each trial by K-fold cross-validation of TRAIN (stratified), the "
+                   "model fitted as it will be at the end, instead of one validation part")
+    p.add_argument("--n-jobs", type=positive_int, default=1,
+                   help="folds of --cv fitted at once (default: 1)")
+    p.add_argument("--scheduler", default=None,
+                   help="fit the folds on Dask: 'local' (a LocalCluster of --n-jobs workers) or "
+                   "a scheduler address such as tcp://host:8786 (needs tsattn[dask])")
     p.add_argument("--metric", choices=("loss", "score"), default="loss",
                    help="minimise the validation loss (default: cross-entropy, or MSE for "
                    "regression) or maximise the validation accuracy (classification only; ties at "
@@ -122,10 +135,16 @@ def run(args: argparse.Namespace) -> int:
     import numpy as np
 
     from tsattn import TSClassifier, TSRegressor
+    from tsattn._parallel import parallel_backend
+    from tsattn.attention import all_hyperparameters
     from tsattn.tuning import best_params, search_space, tune
 
     # Every argument is checked before the first trial: a mistake costs seconds, not the study.
-    check_attentions([args.attention], "--attention")
+    search_all = args.attention == "auto"
+    if not search_all:
+        check_attentions([args.attention], "--attention")
+    if args.scheduler and not args.cv:
+        raise CommandError("--scheduler runs the folds of --cv on Dask; give --cv K as well.")
     archive, dataset = _resolve(args.dataset, args.archive)
     regression = archive == "tser"
     if regression and args.metric == "score":
@@ -133,16 +152,19 @@ def run(args: argparse.Namespace) -> int:
                            "MSE); --metric score is the accuracy of a classifier.")
     Estimator = TSRegressor if regression else TSClassifier
     fixed = parse_params(args.param)
-    params = {"attention": args.attention, "device": args.device, "random_state": args.seed,
-              **fixed}
+    params = {"attention": "softmax" if search_all else args.attention, "device": args.device,
+              "random_state": args.seed, **fixed}
     if args.max_epochs is not None:
         params["max_epochs"] = args.max_epochs
     estimator = check_estimator_params(Estimator, params)
     space = search_space(args.attention, n_heads=estimator.n_heads,
                          training=not args.no_training_params)
+    if search_all and set(fixed) & set(all_hyperparameters()):
+        raise CommandError("--attention auto searches every variant's own hyperparameters; fix "
+                           "them with --param only for a single --attention.")
     for name in set(space) & set(fixed):
         del space[name]  # a value given with --param is not tuned
-    if not space:
+    if not space or (search_all and len(space) == 1 and len(space["attention"].choices) < 2):
         raise CommandError(f"nothing to tune: {args.attention!r} has no tunable hyperparameters "
                            "and --no-training-params was given (or --param fixed them all).")
     storage = _open_storage(args.storage)
@@ -151,18 +173,30 @@ def run(args: argparse.Namespace) -> int:
         import optuna
 
         optuna.logging.set_verbosity(optuna.logging.WARNING)  # no line per trial either
-    X, y, Xt, yt = _load_any(archive, dataset)
-    name = args.study_name or f"tsattn-{dataset}-{args.attention}-{args.metric}"
-    print(f"{dataset}: {len(X)} train series ({'regression' if regression else 'classification'}); "
-          f"tuning {', '.join(space)} of {args.attention!r} over {args.trials} trials"
-          + (f"; storage {args.storage}" if args.storage else ""))
-    study = tune(
-        estimator, X, y, space=space, n_trials=args.trials, timeout=args.timeout,
-        validation_fraction=args.validation_fraction, metric=args.metric, storage=storage,
-        study_name=name, random_state=args.seed, show_progress_bar=not args.quiet,
-    )
+    with contextlib.ExitStack() as stack:
+        try:  # a missing Dask or an unreachable scheduler shows before the data is loaded
+            n_workers = stack.enter_context(parallel_backend(args.n_jobs, args.scheduler))
+        except (ImportError, ValueError) as err:
+            raise CommandError(str(err)) from None
+        X, y, Xt, yt = _load_any(archive, dataset)
+        name = args.study_name or f"tsattn-{dataset}-{args.attention}-{args.metric}"
+        print(f"{dataset}: {len(X)} train series "
+              f"({'regression' if regression else 'classification'}); tuning {', '.join(space)} "
+              f"of {args.attention!r} over {args.trials} trials"
+              + (f", {args.cv}-fold cross-validation" if args.cv else "")
+              + (f"; storage {args.storage}" if args.storage else ""))  # fmt: skip
+        try:
+            study = tune(
+                estimator, X, y, space=space, n_trials=args.trials, timeout=args.timeout,
+                cv=args.cv, n_jobs=n_workers, validation_fraction=args.validation_fraction,
+                metric=args.metric, storage=storage, study_name=name, random_state=args.seed,
+                show_progress_bar=not args.quiet,
+            )  # fmt: skip
+        except ValueError as err:  # refused before the first trial (trials' own errors fail them)
+            raise CommandError(str(err)) from None
     study.trials_dataframe().to_csv(out / "trials.csv", index=False)
-    states = [t.state.name for t in study.trials if not t.user_attrs.get("study_full")]
+    gave_way = ("study_full", "duplicate_of")  # never trained: not failures
+    states = [t.state.name for t in study.trials if not any(k in t.user_attrs for k in gave_way)]
     what = "loss" if args.metric == "loss" else "accuracy"
     report = {
         "dataset": dataset, "task": "regression" if regression else "classification",
@@ -171,7 +205,7 @@ def run(args: argparse.Namespace) -> int:
         "complete_trials": states.count("COMPLETE"), "pruned_trials": states.count("PRUNED"),
         "failed_trials": states.count("FAIL"),
         "fixed_params": {k: v for k, v in params.items() if k != "attention"},
-        "validation_fraction": args.validation_fraction,
+        "validation_fraction": None if args.cv else args.validation_fraction, "cv": args.cv,
     }
     if not report["complete_trials"]:
         (out / "best_params.json").write_text(json.dumps(report, indent=2, default=str) + "\n")
@@ -180,7 +214,8 @@ def run(args: argparse.Namespace) -> int:
               f"{out / 'best_params.json'}; see their states.")
         return 1
     best = best_params(study)
-    report.update({f"best_validation_{what}": study.best_value, "best_params": best})
+    key = f"best_cv_{what}" if args.cv else f"best_validation_{what}"
+    report.update({key: study.best_value, "best_params": best})
     if args.evaluate:
         model = Estimator(**{**params, **best}).fit(X, y)
         pred = model.predict(Xt)
@@ -190,7 +225,8 @@ def run(args: argparse.Namespace) -> int:
             report["test_accuracy"] = float(np.mean(pred == np.asarray(yt)))
     (out / "best_params.json").write_text(json.dumps(report, indent=2, default=str) + "\n")
     _plot_history(study, out / "history.png")
-    print(f"best validation {what} {study.best_value:.4f} with {best}")
+    print(f"best {'cross-validated' if args.cv else 'validation'} {what} {study.best_value:.4f} "
+          f"with {best}")
     for key in ("test_accuracy", "test_rmse"):
         if key in report:
             print(f"{key.replace('_', ' ')} with the best parameters, fitted on all of TRAIN: "

@@ -1,0 +1,86 @@
+"""Where joblib runs parallel work: its own worker processes, or a Dask cluster (``tsattn[dask]``).
+
+Benchmark grids (``tsattn bench classify``) and the cross-validation folds of
+:func:`tsattn.tuning.tune` hand their fits to ``joblib.Parallel``; :func:`parallel_backend` picks
+where they run. With a Dask scheduler the same code spreads over machines: start ``dask scheduler``
+on one, ``dask worker tcp://HOST:8786 --nworkers N --nthreads 1`` on each, and pass the address.
+Dask is imported only here and only when a scheduler is asked for.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+
+__all__ = ["DaskMissingError", "parallel_backend", "worker_threads"]
+
+
+class DaskMissingError(ImportError):
+    """A Dask scheduler was asked for but ``dask.distributed`` is not installed."""
+
+
+def _distributed():
+    try:
+        import distributed
+    except ImportError as err:
+        raise DaskMissingError(
+            "running on a Dask scheduler needs dask.distributed: pip install 'tsattn[dask]' "
+            "(or leave the scheduler out to run in local processes)"
+        ) from err
+    return distributed
+
+
+@contextlib.contextmanager
+def parallel_backend(n_jobs: int, scheduler: str | None, timeout: float = 10.0) -> Iterator[int]:
+    """Make joblib run on ``scheduler`` inside the block; yields the number of parallel workers.
+
+    ``scheduler=None``: joblib's default (``n_jobs`` local processes), yields ``n_jobs``.
+    ``"local"``: a Dask ``LocalCluster`` of ``n_jobs`` single-threaded worker processes, closed
+    at the end of the block. Otherwise the address of a running Dask scheduler
+    (``tcp://host:8786``); a scheduler that cannot be reached within ``timeout`` seconds raises a
+    ``ValueError`` before any work is sent.
+    """
+    import joblib
+
+    if not scheduler:
+        yield n_jobs
+        return
+    if not isinstance(scheduler, str):
+        raise ValueError(
+            f"scheduler must be 'local' or a Dask scheduler address such as tcp://host:8786; "
+            f"got {scheduler!r}."
+        )
+    distributed = _distributed()
+    cluster = None
+    if scheduler == "local":
+        cluster = distributed.LocalCluster(
+            n_workers=max(1, n_jobs), threads_per_worker=1, processes=True,
+            dashboard_address=None,
+        )  # fmt: skip
+    try:
+        client = distributed.Client(cluster if cluster is not None else scheduler,
+                                    timeout=f"{timeout}s")  # fmt: skip
+    except (OSError, ValueError, TypeError) as err:
+        if cluster is not None:
+            cluster.close()
+        raise ValueError(
+            f"cannot reach the Dask scheduler {scheduler!r}: {err}. Start one with `dask "
+            "scheduler` and workers with `dask worker tcp://HOST:8786`, or use 'local'."
+        ) from None
+    try:
+        with joblib.parallel_config(backend="dask"):
+            yield max(1, len(client.scheduler_info()["workers"]))
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def worker_threads(n_workers: int, scheduler: str | None) -> int:
+    """Torch threads for each of ``n_workers`` fits at once: this machine's cores shared among
+    local workers; 1 on a Dask cluster, whose workers are started one per core."""
+    import os
+
+    if scheduler:
+        return 1
+    return max(1, (os.cpu_count() or 1) // max(1, n_workers))
