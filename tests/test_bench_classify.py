@@ -13,7 +13,7 @@ from tsattn.benchmarks.classify import (
     run_classify_benchmark,
     run_one,
 )
-from tsattn.benchmarks.classify_report import published
+from tsattn.benchmarks.classify_report import _summary_section, published, summarise
 from tsattn.cli import main
 
 TINY = dict(d_model=16, n_heads=2, n_layers=1, dim_feedforward=32, max_epochs=2)
@@ -57,6 +57,16 @@ def test_published_numbers_are_found():
     assert published("JapaneseVowels", "uea", "tsattn:bn_sh")[0] == 99.55
     assert published("Adiac", "ucr", "minirocket")[0] == pytest.approx(80.17)
     assert published("Adiac", "ucr", "tsattn:bn_sh") is None
+
+
+def test_summary_is_not_cut_down_to_the_sets_of_a_model_run_on_few():
+    rows = [dict(archive="uea", dataset=d, model=m, metric="accuracy", seed=0, fold=-1, score=acc,
+                 log_loss=np.nan, status="ok", fit_s=1.0)
+            for d, accs in {"A": (0.9, 0.8, 0.7), "B": (0.6, 0.7, None), "C": (0.5, 0.5, None)}.items()
+            for m, acc in zip(("minirocket", "tsattn:bn_sh", "tsattn:sh"), accs, strict=True) if acc is not None]
+    text = "\n".join(_summary_section(summarise(pd.DataFrame(rows))))
+    assert "| uea | minirocket | 3 | 66.67 |" in text and "| uea | tsattn:bn_sh | 3 | 66.67 |" in text
+    assert "| uea | tsattn:sh (own sets only) | 1 | 70.00 (MiniRocket 90.00) | - | 0/0/1 |" in text
 
 
 def test_failed_fit_is_a_row_not_a_crash():

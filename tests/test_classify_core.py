@@ -10,6 +10,7 @@ import pytest
 import torch
 
 from tsattn import TSClassifier, TSRegressor
+from tsattn._input import to_series_batch
 from tsattn.nn import ConvTokenizer
 from tsattn.training import SliceAndScale
 from tsattn.training.callbacks import warmup_cosine
@@ -113,3 +114,24 @@ def test_a_diverging_fit_with_the_decaying_schedule_raises_instead_of_keeping_na
     X, y = _data()
     with pytest.raises(TrainingDivergedError, match="lr"):
         TSClassifier(lr=1e8, max_epochs=None, max_steps=30, batch_size=8, **TINY).fit(X, y)
+
+
+def test_instance_normalisation_ignores_each_series_scale_and_both_keeps_it():
+    rng = np.random.default_rng(0)
+    shape = rng.normal(size=(12, 2, 40))
+    X = shape * rng.uniform(0.5, 50, size=(12, 1, 1)) + rng.normal(0, 10, size=(12, 2, 1))
+    y = np.arange(12) % 3
+    fits = {n: TSClassifier(normalize=n, max_steps=1, d_model=16, n_heads=2, random_state=0).fit(X, y)
+            for n in ("channel", "instance", "both")}  # fmt: skip
+    batch = to_series_batch(X)
+    inst = fits["instance"]._to_tensors(batch).x.numpy()
+    assert np.allclose(inst.mean(axis=1), 0, atol=1e-5) and np.allclose(inst.std(axis=1), 1, atol=1e-4)
+    # an instance-normalised model cannot tell a series from a rescaled copy of it
+    assert np.allclose(fits["instance"].predict_proba(X * 7 + 3), fits["instance"].predict_proba(X), atol=1e-5)
+    both = fits["both"]._to_tensors(batch).x.numpy()
+    assert both.shape[2] == 4 and np.allclose(both[..., 2:], inst)
+    assert np.allclose(both[..., :2], fits["channel"]._to_tensors(batch).x.numpy())
+    # unequal lengths: statistics over each series' real steps, padding stays zero
+    short = [x[:, : 20 + i] for i, x in enumerate(X)]
+    out = fits["instance"]._to_tensors(to_series_batch(short)).x.numpy()
+    assert np.allclose(out[0, :20].mean(axis=0), 0, atol=1e-5) and (out[0, 20:] == 0).all()

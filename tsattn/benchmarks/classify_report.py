@@ -67,12 +67,21 @@ def summarise(rows: pd.DataFrame) -> pd.DataFrame:
     return table.merge(failed.reset_index(), on=["dataset", "model"], how="left").fillna({"failed": 0})
 
 
+def _common(part: pd.DataFrame) -> pd.DataFrame:
+    """Means of one archive, ``(dataset, model)``, for the models run on the most datasets (a
+    model run on a few sets only, e.g. extra attentions on one dataset, or one whose fits failed
+    somewhere, is left out), on the datasets where all of them have a result."""
+    wide = part.pivot(index="dataset", columns="model", values="mean")
+    counts = wide.notna().sum()
+    return wide.loc[:, counts == counts.max()].dropna()
+
+
 def _ranks(table: pd.DataFrame) -> pd.DataFrame:
-    """Mean rank per (archive, model) over the datasets where every model of the archive has a
-    result (rank 1 = best; ties share the mean rank)."""
+    """Mean rank per (archive, model) over :func:`_common` (rank 1 = best; ties share the mean
+    rank)."""
     out = []
     for archive, part in table.groupby("archive"):
-        wide = part.pivot(index="dataset", columns="model", values="mean").dropna()
+        wide = _common(part)
         if wide.empty:
             continue
         higher = part.metric.iloc[0] == "accuracy"
@@ -83,8 +92,14 @@ def _ranks(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def _fmt(mean: float, std: float, n: int) -> str:
-    spread = f" ± {std:.2f}" if n > 1 and np.isfinite(std) else ""
-    return f"{mean:.2f}{spread}"
+    spread = f" ± {std:.2f}" if abs(mean) >= 1 else f" ± {std:.2g}"
+    spread = spread if n > 1 and np.isfinite(std) else ""
+    return f"{_num(mean)}{spread}"
+
+
+def _num(value: float) -> str:
+    """Accuracies in % with 2 decimals; errors (RMSE, often well below 1) with 4 significant digits."""
+    return f"{value:.2f}" if abs(value) >= 1 else f"{value:.4g}"
 
 
 def _archive_section(archive: str, part: pd.DataFrame, models: list[str], cv: bool) -> list[str]:
@@ -106,7 +121,7 @@ def _archive_section(archive: str, part: pd.DataFrame, models: list[str], cv: bo
         for m in papers:
             pub = published(dataset, archive, m)
             r = by_model.get(m)
-            pubs.append(f"{pub[0]:.2f}" if pub else "-")
+            pubs.append(_num(pub[0]) if pub else "-")
             diffs.append(f"{r.mean - pub[0]:+.2f}" if pub and r else "-")
             if pub:
                 sources.add(pub[1])
@@ -120,13 +135,14 @@ def _archive_section(archive: str, part: pd.DataFrame, models: list[str], cv: bo
 def _summary_section(table: pd.DataFrame) -> list[str]:
     ranks = _ranks(table)
     lines = ["## Summary", "",
-             "Mean over the datasets where every model has a result; wins/ties/losses count datasets "
+             "Mean over the datasets where every model run on the most datasets has a result (a "
+             "model run on fewer has its own row, beside MiniRocket on the same sets); wins/ties/losses count datasets "
              "where the model's mean is above/equal to/below MiniRocket's; log-loss on held-out "
              "folds (CV runs only).", "",
              "| archive | model | datasets | mean | mean rank | vs MiniRocket (W/T/L) | log-loss | mean fit s |",
              "|---|---|---|---|---|---|---|---|"]  # fmt: skip
     for archive, part in table.groupby("archive"):
-        wide = part.pivot(index="dataset", columns="model", values="mean").dropna()
+        wide = _common(part)
         fit = part.pivot(index="dataset", columns="model", values="fit_s").reindex(wide.index)
         loss = part.pivot(index="dataset", columns="model", values="log_loss").reindex(wide.index)
         higher = part.metric.iloc[0] == "accuracy"
@@ -137,10 +153,31 @@ def _summary_section(table: pd.DataFrame) -> list[str]:
                 wtl = f"{(diff > 0).sum()}/{(diff == 0).sum()}/{(diff < 0).sum()}"
             rank = ranks[(ranks.archive == archive) & (ranks.model == model)].mean_rank
             ll = loss[model].mean()
-            lines.append(f"| {archive} | {model} | {len(wide)} | {wide[model].mean():.2f} | "
+            lines.append(f"| {archive} | {model} | {len(wide)} | {_num(wide[model].mean())} | "
                          f"{rank.iloc[0]:.2f} | {wtl} | {'-' if np.isnan(ll) else f'{ll:.3f}'} | "
                          f"{fit[model].mean():.1f} |")  # fmt: skip
+        lines += _partial_rows(archive, part, list(wide.columns), higher)
     return lines + [""]
+
+
+def _partial_rows(archive: str, part: pd.DataFrame, core: list[str], higher: bool) -> list[str]:
+    """Summary rows of the models left out of :func:`_common`, each on its own datasets, with
+    MiniRocket's mean on the same ones."""
+    wide = part.pivot(index="dataset", columns="model", values="mean")
+    fit = part.pivot(index="dataset", columns="model", values="fit_s")
+    lines = []
+    for model in [m for m in wide.columns if m not in core]:
+        own = wide[model].dropna()
+        mine = _num(own.mean())
+        wtl = "-"
+        if "minirocket" in wide:
+            ref = wide.loc[own.index, "minirocket"]
+            mine += f" (MiniRocket {_num(ref.mean())})"
+            diff = ((own - ref).round(6) * (1 if higher else -1)).dropna()
+            wtl = f"{(diff > 0).sum()}/{(diff == 0).sum()}/{(diff < 0).sum()}"
+        lines.append(f"| {archive} | {model} (own sets only) | {len(own)} | {mine} | - | {wtl} | - | "
+                     f"{fit.loc[own.index, model].mean():.1f} |")  # fmt: skip
+    return lines
 
 
 def _plots(table: pd.DataFrame, out: Path) -> list[str]:

@@ -62,6 +62,12 @@ class CollectionEstimator(BaseTSEstimator):
         0.1, [Interval(Real, 0, None, closed="left")], "Training augmentation: each training series' "
         "channels are multiplied by ``exp(N(0, scale_jitter**2))``. 0 switches it off."
     )
+    normalize: str = param(
+        "channel", [StrOptions({"channel", "instance", "both"})], "Input scaling: ``'channel'`` "
+        "standardises each channel with the training set's mean and deviation (amplitudes compare "
+        "across series); ``'instance'`` standardises each series' channels by their own mean and "
+        "deviation (shapes only); ``'both'`` gives the network the two side by side (2 x channels)."
+    )
     n_layers: int = default(2)
     dim_feedforward: int = default(128)
     dropout: float = default(0.1)
@@ -120,7 +126,7 @@ class CollectionEstimator(BaseTSEstimator):
             spec = AttentionSpec(spec.name, {**spec.params, "max_len": length})
         tokenizer_params = self._tokenizer_params(self.series_length_)
         self.network_params_ = dict(
-            n_channels=self.n_channels_, n_outputs=n_outputs, max_len=self.series_length_,
+            n_channels=self.n_channels_ * (2 if self.normalize == "both" else 1), n_outputs=n_outputs, max_len=self.series_length_,
             head=self.head, tokenizer=self.tokenizer, tokenizer_params=tokenizer_params,
             **self._trunk_params(spec),
         )  # fmt: skip
@@ -207,9 +213,13 @@ class CollectionEstimator(BaseTSEstimator):
         return batch
 
     def _to_tensors(self, batch: SeriesBatch, y: torch.Tensor | None = None) -> TensorData:
-        values = (batch.values - self.channel_mean_) / self.channel_scale_
-        steps = np.arange(values.shape[1])[None, :, None] < batch.lengths[:, None, None]
-        values = np.where(steps, values, 0.0).astype(np.float32)
+        steps = np.arange(batch.values.shape[1])[None, :, None] < batch.lengths[:, None, None]
+        parts = []
+        if self.normalize in ("channel", "both"):
+            parts.append((batch.values - self.channel_mean_) / self.channel_scale_)
+        if self.normalize in ("instance", "both"):
+            parts.append(_instance_standardised(batch.values, steps))
+        values = np.where(steps, np.concatenate(parts, axis=2), 0.0).astype(np.float32)
         dev = self.device_
         return TensorData(
             x=torch.from_numpy(values).to(dev),
@@ -279,3 +289,13 @@ def _n_features(X: Any) -> int | None:
     if shape is not None and len(shape) in (2, 3) and not hasattr(X, "columns"):
         return int(shape[1])
     return None
+
+
+def _instance_standardised(values: np.ndarray, steps: np.ndarray) -> np.ndarray:
+    """``values (n, length, C)`` standardised per series and channel over its real ``steps
+    (n, length, 1)``; a constant channel is only centred."""
+    count = steps.sum(axis=1, keepdims=True)
+    real = np.where(steps, values, 0.0)
+    mean = real.sum(axis=1, keepdims=True) / count
+    std = np.sqrt((np.where(steps, values - mean, 0.0) ** 2).sum(axis=1, keepdims=True) / count)
+    return (values - mean) / np.where(std > 1e-12, std, 1.0)
