@@ -1,31 +1,47 @@
-"""The forecasting benchmark: baselines, protocol (every test window), outputs, and the CLI."""
+"""The forecasting benchmark: baselines, protocol (every test window, the same for every model),
+resuming, the validation mode, neuralforecast peers, outputs, and the CLI."""
 
 from __future__ import annotations
 
 import argparse
+import json
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from tsattn.benchmarks.forecast import (
-    ForecastBenchmark,
+from tsattn.benchmarks import forecast_peers
+from tsattn.benchmarks.forecast import ForecastBenchmark, run_forecast_benchmark
+from tsattn.benchmarks.forecast_baselines import (
     ar_forecast,
     fit_ar,
-    run_forecast_benchmark,
     seasonal_naive,
+    seasonal_period,
 )
 from tsattn.commands import bench
 
+TINY = dict(d_model=8, n_heads=2, n_layers=1, dim_feedforward=16, max_steps=4, patch_len=4)
 
-def _frame(n=400, c=2, seed=0):
+
+def _frame(n=400, c=2, seed=0, freq="D"):
     rng = np.random.default_rng(seed)
     t = np.arange(n)
     values = np.stack(
         [np.sin(2 * np.pi * t / 12 + k) + 0.1 * rng.normal(size=n) for k in range(c)], 1
     )
-    return pd.DataFrame(values, index=pd.date_range("2000-01-01", periods=n, freq="D"),
+    return pd.DataFrame(values, index=pd.date_range("2000-01-01", periods=n, freq=freq),
                         columns=[f"x{k}" for k in range(c - 1)] + ["OT"])  # fmt: skip
+
+
+def _config(**kw):
+    base = dict(datasets=["exchange_rate"], horizons=[4], context_length=16, params=TINY,
+                peers=[], ar_lags=4, n_plot=1)  # fmt: skip
+    return ForecastBenchmark(**{**base, **kw})
+
+
+def _run(config, out, frame=None):
+    return run_forecast_benchmark(config, out, frames={"exchange_rate": _frame() if frame is None
+                                                       else frame}, log=lambda *_: None)  # fmt: skip
 
 
 def test_seasonal_naive_repeats_the_last_season():
@@ -33,6 +49,13 @@ def test_seasonal_naive_repeats_the_last_season():
     np.testing.assert_array_equal(seasonal_naive(ctx, 5, 3)[0, :, 0], [7, 8, 9, 7, 8])
     np.testing.assert_array_equal(seasonal_naive(ctx, 3, 1)[0, :, 0], [9, 9, 9])
     np.testing.assert_array_equal(seasonal_naive(ctx, 2, 52)[0, :, 0], [9, 9])  # period > context
+
+
+@pytest.mark.parametrize("freq, period", [("h", 24), ("15min", 96), ("10min", 144), ("D", 7),
+                                          ("7D", 52), ("MS", 12), ("2D", 1)])  # fmt: skip
+def test_seasonal_period_is_read_from_the_time_index_not_the_name(freq, period):
+    assert seasonal_period(pd.date_range("2000", periods=50, freq=freq)) == period
+    assert seasonal_period(pd.RangeIndex(50)) == 1
 
 
 def test_ar_forecast_matches_statsmodels():
@@ -44,34 +67,84 @@ def test_ar_forecast_matches_statsmodels():
     np.testing.assert_allclose(ar_forecast(params, y[None, -5:], 7)[0, :, 0], expected, rtol=1e-8)
 
 
-def test_benchmark_writes_every_test_window_and_outputs(tmp_path):
-    config = ForecastBenchmark(
-        dataset="exchange_rate", horizons=[4], context_length=16, attentions=["softmax"],
-        max_epochs=1, d_model=8, n_heads=2, n_layers=1, dim_feedforward=16, ar_lags=4,
-        max_train_windows=50, patch_len=4,
-    )  # fmt: skip
-    results = run_forecast_benchmark(config, tmp_path, frame=_frame(), log=lambda *_: None)
-    # 70/10/20 split of 400 rows: 80 test rows plus 16 of context -> 96 - 16 - 4 + 1 windows
-    assert set(results["n_test_windows"]) == {77}
-    assert set(results["model"]) == {"naive_last", "seasonal_naive", "ar", "softmax/linear",
-                                     "softmax/fourier"}  # fmt: skip
-    assert np.isfinite(results["mse"]).all()
-    for name in ("results.csv", "results.md", "config.json", "forecast_h4.png"):
+def test_benchmark_scores_every_test_window_and_writes_its_outputs(tmp_path):
+    results = _run(_config(horizons=[4, 6]), tmp_path)
+    # 70/10/20 split of 400 rows: 80 test rows plus 16 of context -> 96 - 16 - h + 1 windows
+    assert dict(results.groupby("horizon")["n_windows"].first()) == {4: 77, 6: 75}
+    assert set(results["model"]) == {"naive_last", "seasonal_naive", "ar", "tsattn:softmax"}
+    assert (results["status"] == "ok").all() and np.isfinite(results["mse"]).all()
+    ours = results[results["model"] == "tsattn:softmax"]
+    assert ours[["cov80", "cov95", "blend", "mse_network", "mse_anchor"]].notna().all().all()
+    assert (ours["cov95"] >= ours["cov80"]).all()
+    for name in ("results.csv", "results.md", "config.json", "plots/exchange_rate_test_h4.png"):
         assert (tmp_path / name).is_file()
-    assert "softmax/fourier" in (tmp_path / "results.md").read_text()
+    report = (tmp_path / "results.md").read_text()
+    assert "| tsattn:softmax |" in report and "S3Attention" in report  # the published table
+    assert json.loads((tmp_path / "config.json").read_text())["runs"][0]["status"] == "finished"
 
 
 def test_naive_baseline_mse_is_computed_on_scaled_test_windows(tmp_path):
     from tsattn.datasets import forecasting_splits
 
     df = _frame()
-    config = ForecastBenchmark(dataset="exchange_rate", horizons=[5], context_length=10,
-                               attentions=[], ar_lags=3)  # fmt: skip
-    results = run_forecast_benchmark(config, tmp_path, frame=df, log=lambda *_: None)
+    results = _run(_config(horizons=[5], context_length=10, attentions=[], ar_lags=3), tmp_path, df)
     ctx, tgt = forecasting_splits(df, "exchange_rate", 10).windows("test", 5)
     expected = np.mean((ctx[:, -1:] - tgt) ** 2)
-    got = results.set_index("model").loc["naive_last", "mse"]
-    assert got == pytest.approx(expected)
+    assert results.set_index("model").loc["naive_last", "mse"] == pytest.approx(expected)
+
+
+def test_rerun_skips_what_is_done_and_extends_with_new_seeds(tmp_path):
+    first = _run(_config(seeds=[0]), tmp_path)
+    again = _run(_config(seeds=[0]), tmp_path)
+    pd.testing.assert_frame_equal(first, again)  # nothing refitted, nothing appended
+    more = _run(_config(seeds=[0, 1]), tmp_path)
+    assert len(more) == len(first) + 1 and sorted(more["seed"].unique()) == [0, 1]
+    assert len(json.loads((tmp_path / "config.json").read_text())["runs"]) == 3
+
+
+def test_validation_split_reads_no_test_data(tmp_path):
+    frame = _frame()
+    frame.iloc[-80:] = np.nan  # the test rows: any use of them makes the scores NaN
+    results = _run(_config(split="val"), tmp_path, frame)
+    assert (results["split"] == "val").all() and np.isfinite(results["mse"]).all()
+    assert set(results["n_windows"]) == {40 - 4 + 1}  # 40 validation rows, every window
+
+
+def test_missing_neuralforecast_skips_the_peers_with_one_warning(tmp_path, monkeypatch):
+    monkeypatch.setattr(forecast_peers, "missing_peers", lambda: "neuralforecast is not installed")
+    import tsattn.benchmarks.forecast as forecast
+
+    monkeypatch.setattr(forecast, "missing_peers", forecast_peers.missing_peers)
+    with pytest.warns(UserWarning, match="not installed"):
+        results = _run(_config(peers=["patchtst", "dlinear"], attentions=[]), tmp_path)
+    assert set(results["model"]) == {"naive_last", "seasonal_naive", "ar"}
+
+
+def test_peer_scores_the_benchmarks_windows(tmp_path):
+    """A real neuralforecast DLinear, a few steps: the targets it sees back are the benchmark's."""
+    pytest.importorskip("neuralforecast")
+    results = _run(_config(peers=["dlinear"], attentions=[], baselines=[], peer_steps=3), tmp_path)
+    row = results.iloc[0]
+    assert row["model"] == "dlinear" and row["status"] == "ok" and np.isfinite(row["mse"])
+    assert row["n_windows"] == 77 and row["n_steps"] == 3
+    series = np.sin(np.arange(60) / 3)[:, None]
+    windows = np.stack([series[i + 16 : i + 20] for i in range(20 - 4 + 1)])
+    with pytest.raises(RuntimeError, match="other windows"):
+        forecast_peers.peer_forecasts("dlinear", series, windows + 1.0, 16, 4, 0, 20, 0, 2, 8)
+
+
+def test_failed_fit_is_recorded_and_the_run_goes_on(tmp_path, monkeypatch):
+    import tsattn.benchmarks.forecast as forecast
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(forecast, "_fit_tsattn", broken)
+    results = _run(_config(), tmp_path)
+    failed = results[results["status"] == "failed"]
+    assert list(failed["model"]) == ["tsattn:softmax"] and "boom" in failed["error"].iloc[0]
+    assert (results[results["status"] == "ok"]["model"] == "ar").any()
+    assert "Failed fits" in (tmp_path / "results.md").read_text()
 
 
 def test_cli_parses_and_runs(tmp_path, monkeypatch):
@@ -81,31 +154,38 @@ def test_cli_parses_and_runs(tmp_path, monkeypatch):
     parser = argparse.ArgumentParser()
     bench.register(parser.add_subparsers(dest="command"))
     args = parser.parse_args(
-        ["bench", "forecast", "--dataset", "exchange_rate", "--horizons", "3",
-         "--context-length", "12", "--attentions", "softmax", "--heads", "linear",
-         "--max-epochs", "1", "--d-model", "8", "--n-heads", "2", "--n-layers", "1",
-         "--ar-lags", "4", "--patch-len", "4", "--out", str(tmp_path)]
+        ["bench", "forecast", "--datasets", "exchange_rate", "--horizons", "3",
+         "--context-length", "12", "--attentions", "softmax", "--param", "d_model=8",
+         "--param", "n_heads=2", "--param", "max_steps=3", "--param", "patch_len=4",
+         "--peers", "--ar-lags", "4", "--label", "tiny", "--out", str(tmp_path)]
     )  # fmt: skip
     assert args.func(args) == 0
-    assert len(pd.read_csv(tmp_path / "results.csv")) == 4
+    written = pd.read_csv(tmp_path / "results.csv")
+    assert len(written) == 4 and "tsattn:softmax[tiny]" in set(written["model"])
 
 
 def test_ctrl_c_stops_the_benchmark_and_keeps_finished_runs(tmp_path, ctrl_c_on_fit):
     """The interrupted fit is not scored as if it had finished, and earlier rows reach disk."""
-    import json
-
     from tsattn.benchmarks import BenchmarkInterrupted
 
-    config = ForecastBenchmark(
-        dataset="exchange_rate", horizons=[4], context_length=16, attentions=["softmax"],
-        heads=["linear"], seeds=[0, 1, 2], max_epochs=2, d_model=8, n_heads=2, n_layers=1,
-        dim_feedforward=16, ar_lags=4, max_train_windows=50, patch_len=4,
-        extra={"callbacks": [ctrl_c_on_fit(fit=2)]},
-    )  # fmt: skip
+    config = _config(seeds=[0, 1, 2], params={**TINY, "callbacks": [ctrl_c_on_fit(fit=2)]})
     with pytest.raises(BenchmarkInterrupted, match="seed 1") as stop, pytest.warns(UserWarning):
-        run_forecast_benchmark(config, tmp_path, frame=_frame(), log=lambda *_: None)
+        _run(config, tmp_path)
     written = pd.read_csv(tmp_path / "results.csv")
-    assert list(written.model) == ["naive_last", "seasonal_naive", "ar", "softmax/linear"]
-    assert list(written.seed.dropna()) == [0]
+    assert list(written.model) == ["naive_last", "seasonal_naive", "ar", "tsattn:softmax"]
     assert len(stop.value.partial) == 4
-    assert json.loads((tmp_path / "config.json").read_text())["interrupted"] is True
+    assert json.loads((tmp_path / "config.json").read_text())["runs"][-1]["status"] == "interrupted"
+
+
+def test_fit_time_of_a_forecaster_on_a_wide_random_walk(tmp_path):
+    """The wide-data measurement (Electricity/Traffic shapes) in miniature: 60 channels."""
+    from tsattn.cli import main
+
+    out = tmp_path / "ft"
+    assert main(["bench", "fit-time", "--forecast", "--channels", "60", "--length", "1000",
+                 "--param", "max_steps=3", "--param", "d_model=8", "--out", str(out)]) == 0  # fmt: skip
+    record = json.loads((out / "n1_c60_l1000.json").read_text())
+    samples = (900 - 96 - 96 + 1) * 60  # 10% validation tail, context and horizon 96
+    assert record["task"] == "forecasting" and record["n_steps"] == 3
+    assert record["train_samples"] == samples and record["auto_steps"] == round(10 * samples / 256)
+    assert record["patch_len"] == 16 and 0 < record["peak_rss_mb"] < 8192

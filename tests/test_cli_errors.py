@@ -196,7 +196,7 @@ def test_bench_forecast_unknown_attention_before_any_work(capsys, no_work, tmp_p
     """It used to train nothing, raise KeyError and leave an empty results.csv."""
     out = tmp_path / "f"
     err = _error(capsys, ["bench", "forecast", "--dataset", "ETTh1", "--attentions", "sofmax",
-                          "--no-baselines", "--out", str(out)])  # fmt: skip
+                          "--baselines", "--out", str(out)])  # fmt: skip
     assert "tsattn bench forecast: error:" in err and "did you mean softmax" in err
     assert not out.exists()
 
@@ -204,10 +204,12 @@ def test_bench_forecast_unknown_attention_before_any_work(capsys, no_work, tmp_p
 @pytest.mark.parametrize("argv, match", [
     (["--dataset", "ETTh3"], "Did you mean ETTh2, ETTh1"),
     (["--dataset", "JapaneseVowels"], "UEA classification set.*tsattn compare"),
-    (["--dataset", "ETTh1", "--patch-len", "200"], "patch_len=200 exceeds context_length=96"),
-    (["--dataset", "ETTh1", "--n-heads", "3"], "not divisible"),
-    (["--dataset", "ETTh1", "--dropout", "1.5"], "dropout must be"),
+    (["--dataset", "ETTh1", "--param", "patch_len=200"], "patch_len=200 exceeds context_length=96"),
+    (["--dataset", "ETTh1", "--param", "n_heads=3"], "not divisible"),
+    (["--dataset", "ETTh1", "--param", "dropout=1.5"], "dropout must be"),
     (["--dataset", "ETTh1", "--device", "tpu"], "device must be"),
+    (["--dataset", "ETTh1", "--peers", "patchtsd"], "unknown peer.*did you mean patchtst"),
+    (["--dataset", "ETTh1", "--peer-steps", "0"], "--peer-steps"),
 ])  # fmt: skip
 def test_bench_forecast_refuses_bad_settings_before_any_work(capsys, no_work, argv, match):
     err = _error(capsys, ["bench", "forecast", *argv])
@@ -218,10 +220,12 @@ def test_forecast_benchmark_library_checks_before_work(tmp_path):
     from tsattn.benchmarks.forecast import ForecastBenchmark, run_forecast_benchmark
 
     for config, match in [
-        (ForecastBenchmark("ETTh1", attentions=["nope"], baselines=False), "unknown attention"),
-        (ForecastBenchmark("ETTh1", attentions=[], baselines=False), "nothing to run"),
-        (ForecastBenchmark("ETTh1", seeds=[]), "seeds is empty"),
-        (ForecastBenchmark("ETTh1", ar_lags=0), "ar_lags"),
+        (ForecastBenchmark(["ETTh1"], attentions=["nope"]), "unknown attention"),
+        (ForecastBenchmark(["ETTh1"], attentions=[], peers=[], baselines=[]), "nothing to run"),
+        (ForecastBenchmark(["ETTh1"], seeds=[]), "seeds is empty"),
+        (ForecastBenchmark(["ETTh1"], ar_lags=0), "ar_lags"),
+        (ForecastBenchmark(["ETTh1"], split="train"), "split must be"),
+        (ForecastBenchmark(["ETTh1"], baselines=["mean"]), "unknown baseline"),
     ]:
         with pytest.raises(ValueError, match=match):
             run_forecast_benchmark(config, tmp_path / "out")
@@ -313,12 +317,13 @@ def test_ctrl_c_in_the_first_forecast_fit_leaves_a_readable_results_csv(tmp_path
     t = np.arange(400)
     frame = pd.DataFrame({"OT": np.sin(t / 3)}, index=pd.date_range("2000", periods=400, freq="D"))
     config = ForecastBenchmark(
-        dataset="exchange_rate", horizons=[4], context_length=16, attentions=["softmax"],
-        heads=["linear"], max_epochs=2, d_model=8, n_heads=2, n_layers=1, dim_feedforward=16,
-        patch_len=4, baselines=False, extra={"callbacks": [ctrl_c_on_fit(fit=1)]},
+        ["exchange_rate"], horizons=[4], context_length=16, attentions=["softmax"], peers=[],
+        baselines=[], params=dict(max_steps=4, d_model=8, n_heads=2, n_layers=1, patch_len=4,
+                                  callbacks=[ctrl_c_on_fit(fit=1)]),
     )  # fmt: skip
     with pytest.raises(BenchmarkInterrupted), pytest.warns(UserWarning):
-        run_forecast_benchmark(config, tmp_path, frame=frame, log=lambda *_: None)
+        run_forecast_benchmark(config, tmp_path, frames={"exchange_rate": frame},
+                               log=lambda *_: None)  # fmt: skip
     results = pd.read_csv(tmp_path / "results.csv")  # held only a newline: EmptyDataError
     assert results.empty and {"horizon", "model", "mse"} <= set(results.columns)
 

@@ -161,8 +161,11 @@ def test_s3_attention_when_registered(head):
     assert f.module_.encoder.layers[0].attention.max_len == 4
 
 
-def test_default_attention_is_s3():
-    assert TSForecaster().attention == "s3" and TSForecaster().head == "fourier"
+def test_defaults_are_the_validated_ones():
+    """docs/results/forecast_defaults/: softmax attention, the linear head, the linear anchor."""
+    f = TSForecaster()
+    assert (f.attention, f.head, f.anchor, f.patch_len, f.max_steps) == (
+        "softmax", "linear", "linear", "auto", "auto")
 
 
 # ----------------------------------------------------------------------------- formats

@@ -130,3 +130,18 @@ def test_adapter_defaults_are_the_wrapped_estimators_defaults():
         shared = set(ours) & set(theirs)
         assert shared, adapter
         assert {k: ours[k] for k in shared} == {k: theirs[k] for k in shared}, adapter.__name__
+
+
+def test_interval_api_is_the_forecasters_calibrated_quantiles():
+    y = pd.DataFrame({"a": np.sin(np.arange(80.0) / 3), "b": np.cos(np.arange(80.0) / 5)})
+    f = TSAttnForecaster(**TSAttnForecaster.get_test_params()[0]).fit(y, fh=[1, 3])
+    assert f.get_tag("capability:pred_int")
+    q = f.predict_quantiles(alpha=[0.1, 0.9])
+    expected = f.forecaster_.predict_quantiles(y.to_numpy(), alpha=[0.1, 0.9])[[0, 2]]
+    assert list(q.index) == [80, 82] and list(q.columns) == [("a", 0.1), ("a", 0.9),
+                                                             ("b", 0.1), ("b", 0.9)]  # fmt: skip
+    np.testing.assert_allclose(q.to_numpy(), expected.reshape(2, -1))
+    interval = f.predict_interval(coverage=0.8)  # sktime derives it from the quantiles
+    lower, upper = interval[("a", 0.8, "lower")], interval[("a", 0.8, "upper")]
+    assert list(lower.index) == [80, 82] and (lower.to_numpy() < upper.to_numpy()).all()
+    np.testing.assert_allclose(lower.to_numpy(), q[("a", 0.1)].to_numpy())

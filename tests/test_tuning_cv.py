@@ -107,8 +107,9 @@ def test_regressor_and_forecaster_cross_validate():
 
     t = np.arange(200)
     series = np.stack([np.sin(2 * np.pi * t / 8), 10 * np.cos(2 * np.pi * t / 12)], axis=1)
-    est = TSForecaster(horizon=4, context_length=16, patch_len=4, d_model=16, n_heads=2,
-                       n_layers=1, dim_feedforward=16, max_epochs=2, random_state=0)  # fmt: skip
+    est = TSForecaster(horizon=4, context_length=16, attention="s3", patch_len=4, d_model=16,
+                       n_heads=2, n_layers=1, dim_feedforward=16, max_epochs=2,
+                       random_state=0)  # fmt: skip
     folds = make_folds(est, series, None, 3)
     assert folds == [(50, 100), (100, 150), (150, 200)]  # expanding, time-ordered
     study = tune(est, series, cv=3, n_trials=1, space=search_space("s3", n_heads=2, training=False))

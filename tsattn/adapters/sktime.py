@@ -38,12 +38,15 @@ class TSAttnForecaster(BaseForecaster):
     The network's horizon is the largest step of the ``fh`` given to ``fit`` (required there);
     ``predict`` accepts any out-of-sample ``fh`` within it and forecasts from the last
     ``context_length`` observations seen (``update`` appends data to ``y_seen_`` and, with
-    ``update_params=True``, refits on all of it). Exogenous ``X`` is ignored.
+    ``update_params=True``, refits on all of it). ``predict_quantiles`` and ``predict_interval``
+    (sktime's interval API) return :meth:`tsattn.TSForecaster.predict_quantiles`, calibrated on the
+    validation errors. Exogenous ``X`` is ignored.
 
     Parameters
     ----------
-    context_length, attention, head, n_harm, instance_norm, instance_norm_eps, channel_independent,
-    patch_len, d_model, n_heads, n_layers, dim_feedforward, dropout, max_epochs, batch_size, lr,
+    context_length, attention, head, n_harm, anchor, instance_norm, instance_norm_eps,
+    channel_independent, patch_len, d_model, n_heads, n_layers, dim_feedforward, dropout,
+    max_epochs, max_steps, batch_size, lr,
     validation_fraction, patience, max_train_windows, device, random_state, verbose
         As :class:`tsattn.TSForecaster`.
     forecaster_params : dict, optional
@@ -55,7 +58,7 @@ class TSAttnForecaster(BaseForecaster):
     >>> from sktime.datasets import load_airline
     >>> from tsattn.adapters.sktime import TSAttnForecaster
     >>> y = load_airline()
-    >>> model = TSAttnForecaster(context_length=24, patch_len=6, attention="softmax", max_epochs=2)
+    >>> model = TSAttnForecaster(context_length=24, attention="softmax", max_steps=20)
     >>> y_pred = model.fit(y, fh=[1, 2, 3]).predict()  # doctest: +SKIP
     """
 
@@ -67,6 +70,8 @@ class TSAttnForecaster(BaseForecaster):
         "capability:insample": False,
         "capability:missing_values": False,
         "capability:random_state": True,
+        "capability:pred_int": True,
+        "capability:pred_int:insample": False,
         "y_inner_mtype": "pd.DataFrame",
         "requires-fh-in-fit": True,
         "fit_is_empty": False,
@@ -78,16 +83,18 @@ class TSAttnForecaster(BaseForecaster):
         attention: str = _F['attention'],
         head: str = _F['head'],
         n_harm: int = _F['n_harm'],
+        anchor: str | None = _F['anchor'],
         instance_norm: bool = _F['instance_norm'],
         instance_norm_eps: float = _F['instance_norm_eps'],
         channel_independent: bool = _F['channel_independent'],
-        patch_len: int = _F['patch_len'],
+        patch_len: int | str = _F['patch_len'],
         d_model: int = _F['d_model'],
         n_heads: int = _F['n_heads'],
         n_layers: int = _F['n_layers'],
         dim_feedforward: int = _F['dim_feedforward'],
         dropout: float = _F['dropout'],
-        max_epochs: int = _F['max_epochs'],
+        max_epochs: int | None = _F['max_epochs'],
+        max_steps: int | str | None = _F['max_steps'],
         batch_size: int = _F['batch_size'],
         lr: float = _F['lr'],
         validation_fraction: float = _F['validation_fraction'],
@@ -126,17 +133,28 @@ class TSAttnForecaster(BaseForecaster):
             )
         return steps
 
-    def _predict(self, fh, X=None):
-        steps = self._steps(fh)
+    def _check_within_horizon(self, steps: np.ndarray) -> np.ndarray:
         horizon = self.forecaster_.horizon
         if steps.max() > horizon:
             raise ValueError(
                 f"fh reaches {int(steps.max())} steps ahead but the model was fitted for at most "
                 f"{horizon}; fit again with this fh."
             )
+        return steps
+
+    def _predict(self, fh, X=None):
+        steps = self._check_within_horizon(self._steps(fh))
         forecast = self.forecaster_.predict(self.y_seen_.to_numpy(dtype=np.float64))
         index = fh.to_absolute_index(self.cutoff)
         return pd.DataFrame(forecast[steps - 1], index=index, columns=self.y_seen_.columns)
+
+    def _predict_quantiles(self, fh, X, alpha):
+        steps = self._check_within_horizon(self._steps(fh))
+        quantiles = self.forecaster_.predict_quantiles(self.y_seen_.to_numpy(dtype=np.float64),
+                                                       alpha=alpha)  # (horizon, C, k)  # fmt: skip
+        columns = pd.MultiIndex.from_product([self.y_seen_.columns, list(alpha)])
+        values = quantiles[steps - 1].reshape(len(steps), -1)
+        return pd.DataFrame(values, index=fh.to_absolute_index(self.cutoff), columns=columns)
 
     @classmethod
     def get_test_params(cls, parameter_set: str = "default"):

@@ -4,12 +4,16 @@ Answers "how long will a default fit take on data shaped like mine?" without the
 of ``channels`` x ``length`` standard-normal values with ``classes`` balanced labels (or a numeric
 target), one default :class:`tsattn.TSClassifier` / :class:`tsattn.TSRegressor` fit per repeat.
 The time depends on the shape only (the step budget and the tokens are fixed by it), not on the values.
+``task="forecasting"``: one random-walk series of ``length`` rows and ``channels`` channels and a
+default :class:`tsattn.TSForecaster` (Electricity is 26304 x 321, Traffic 17544 x 862); the record
+adds the process's peak resident memory and the steps ``max_steps='auto'`` would run.
 """
 
 from __future__ import annotations
 
 import os
 import platform
+import resource
 import time
 from typing import Any
 
@@ -27,23 +31,43 @@ def time_default_fit(n: int, channels: int, length: int, classes: int = 2, repea
     """
     import torch
 
-    from tsattn import TSClassifier, TSRegressor
+    from tsattn import TSClassifier, TSForecaster, TSRegressor
 
     rng = np.random.default_rng(0)
-    X = rng.normal(size=(n, channels, length))
-    y = np.arange(n) % classes if task == "classification" else rng.normal(size=n)
-    cls = TSClassifier if task == "classification" else TSRegressor
+    if task == "forecasting":
+        X, y = np.cumsum(rng.normal(size=(length, channels)), axis=0), None
+        cls = TSForecaster
+    else:
+        X = rng.normal(size=(n, channels, length))
+        y = np.arange(n) % classes if task == "classification" else rng.normal(size=n)
+        cls = TSClassifier if task == "classification" else TSRegressor
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     seconds = []
     for r in range(repeats):
         est = cls(random_state=r, **params)
         t0 = time.perf_counter()
-        est.fit(X, y)
+        est.fit(X) if y is None else est.fit(X, y)
         seconds.append(time.perf_counter() - t0)
+    extra = {"n_tokens": int(est.n_tokens_)} if task != "forecasting" else _forecast_extra(est, X)
     return {
         "task": task, "n": n, "channels": channels, "length": length, "classes": classes,
-        "params": params, "n_steps": int(est.n_steps_), "n_tokens": int(est.n_tokens_),
+        "params": params, "n_steps": int(est.n_steps_), **extra,
         "seconds": seconds, "median_seconds": float(np.median(seconds)),
+        "seconds_per_step": float(np.median(seconds)) / int(est.n_steps_),
         "torch_threads": torch.get_num_threads(), "load_average_at_start": load,
         "machine": f"{platform.machine()}, {os.cpu_count()} CPUs",
     }  # fmt: skip
+
+
+
+def _forecast_extra(est, series: np.ndarray) -> dict[str, Any]:
+    """The forecaster's training samples, the steps of ``max_steps='auto'`` on them, and the
+    process's peak resident memory in MB (Linux reports kilobytes)."""
+    from tsattn.estimators._series import hold_out_tail
+
+    train, _ = hold_out_tail(series, est.validation_fraction, est.context_length, est.horizon)
+    windows = len(train) - est.context_length - est.horizon + 1
+    samples = windows * (series.shape[1] if est.channel_independent else 1)
+    return {"train_samples": int(samples), "auto_steps": int(est._auto_steps(samples)),
+            "patch_len": int(est.patch_len_),
+            "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}

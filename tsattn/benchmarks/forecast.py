@@ -1,18 +1,26 @@
 """Long-horizon forecasting benchmark (``tsattn bench forecast``), following ``protocols.md``.
 
-For each horizon: the standard splits of :func:`tsattn.datasets.forecasting_splits` (scaler fitted
-on train only), every stride-1 window of the test split (none dropped), MSE and MAE on the scaled
-data. Models: :class:`tsattn.TSForecaster` for each requested attention and head (trained on the
-scaled train split, early-stopped on the validation split), and two baselines that need no
-training on test:
+For each dataset and horizon: the standard splits of :func:`tsattn.datasets.forecasting_splits`
+(scaler fitted on train only), every stride-1 window of the scored split (none dropped), MSE and
+MAE on the scaled data. Every model is scored on the same arrays in the same process:
 
-* ``naive_last`` repeats the last value of the context (a random walk; hard to beat on exchange
-  rates) and ``seasonal_naive`` repeats the last season of the context (period per dataset, see
-  :data:`SEASONAL_PERIODS`; when the period is longer than the context it falls back to the last
-  value);
-* ``ar`` (statsmodels): per channel, an ``AutoReg`` with a constant and ``ar_lags`` lags fitted once
-  on the scaled train split; each test window is forecast recursively from its own context with
-  those fixed coefficients (fit once, filter each window: cheap on long test sets).
+* ``tsattn:<attention>[label]``: :class:`tsattn.TSForecaster` with its defaults plus ``params``,
+  trained on the train split (validated on the validation split), its 80% and 95% intervals'
+  empirical coverage recorded;
+* peers from neuralforecast (``patchtst``, ``itransformer``, ``dlinear``, ``nhits``; see
+  :mod:`tsattn.benchmarks.forecast_peers`), skipped with a one-line warning when it is absent;
+* baselines that need no training on the scored split: ``naive_last`` (the last value),
+  ``seasonal_naive`` (the last season, its period read from the time index: a day of sub-daily
+  data, a week of daily data, a year of weekly or monthly data; the last value when the season is
+  longer than the context) and ``ar`` (statsmodels ``AutoReg`` per channel, ``ar_lags`` lags and a
+  constant, fitted once on the train split, each window forecast recursively from its context).
+
+``split="val"`` scores the validation split instead and nothing reads TEST: ``TSForecaster`` fits
+the train split alone (validating on its own tail), the peers train on it: this is how defaults are
+chosen. Rows are appended to ``results.csv`` as each fit finishes; a rerun with the same output
+folder skips every (dataset, split, horizon, model, seed) already there, so a run can be cut and
+resumed, or extended by more seeds or horizons. ``results.md`` and the plots are rewritten from
+everything recorded after each dataset.
 """
 
 from __future__ import annotations
@@ -20,365 +28,347 @@ from __future__ import annotations
 import json
 import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from tsattn.benchmarks import BenchmarkInterrupted, raise_if_interrupted
+from tsattn.benchmarks.forecast_baselines import (
+    BASELINES,
+    ar_forecast,
+    fit_ar,
+    seasonal_naive,
+    seasonal_period,
+)
+from tsattn.benchmarks.forecast_peers import PEERS, missing_peers, peer_forecasts
 
 __all__ = [
-    "SEASONAL_PERIODS",
-    "PAPER_SETTINGS",
+    "BASELINES",
     "ForecastBenchmark",
-    "seasonal_naive",
-    "fit_ar",
-    "ar_forecast",
-    "run_forecast_benchmark",
-    "check_config",
     "RESULT_COLUMNS",
+    "ar_forecast",
+    "check_config",
+    "fit_ar",
+    "run_forecast_benchmark",
+    "seasonal_naive",
+    "seasonal_period",
 ]
 
-#: Columns of ``results.csv``, one row per (horizon, model, seed).
-RESULT_COLUMNS = ("dataset", "horizon", "context_length", "n_test_windows", "model", "attention",
-                  "head", "seed", "mse", "mae", "n_epochs", "best_epoch", "fit_s", "predict_s")
-
-#: Seasonal period (in rows) of each set for the seasonal-naive baseline.
-SEASONAL_PERIODS = {
-    "ETTh1": 24, "ETTh2": 24, "ETTm1": 96, "ETTm2": 96, "electricity": 24, "traffic": 24,
-    "weather": 144, "exchange_rate": 1, "illness": 52,
-}  # fmt: skip
-
-#: (context_length, horizons) used by the papers (Informer/Autoformer line; 002 Table 2).
-PAPER_SETTINGS = {"illness": (36, (24, 36, 48, 60))}
-_DEFAULT_SETTING = (96, (96, 192, 336, 720))
+#: Interval coverages measured for ``TSForecaster``.
+COVERAGES = (0.8, 0.95)
+#: Columns of ``results.csv``, one row per (dataset, split, horizon, model, seed).
+RESULT_COLUMNS = ("dataset", "split", "horizon", "context_length", "n_windows", "model", "seed",
+                  "mse", "mae", "cov80", "cov95", "width80", "blend", "mse_network",
+                  "mse_anchor", "n_steps", "fit_s",
+                  "predict_s", "status", "error", "threads")  # fmt: skip
+_KEY = ["dataset", "split", "horizon", "model", "seed"]
 
 
 @dataclass
 class ForecastBenchmark:
-    """Settings of one benchmark run (recorded next to the results as ``config.json``)."""
+    """Settings of one run (recorded in ``config.json``).
 
-    dataset: str
+    ``horizons``/``context_length`` None: the catalogue's protocol for each dataset. ``attentions``
+    None: ``TSForecaster``'s default attention. ``peer_seeds`` None: ``seeds``. ``peer_steps``
+    ``"auto"``: the optimiser steps of the ``TSForecaster`` of the same dataset and horizon.
+    """
+
+    datasets: Sequence[str] = ("ETTh1",)
     horizons: Sequence[int] | None = None
     context_length: int | None = None
-    attentions: Sequence[str] = ("softmax", "s3")
-    heads: Sequence[str] = ("linear", "fourier")
+    attentions: Sequence[str] | None = None
+    params: dict[str, Any] = field(default_factory=dict)
+    label: str | None = None
+    peers: Sequence[str] = tuple(PEERS)
+    baselines: Sequence[str] = BASELINES
     seeds: Sequence[int] = (0,)
-    max_epochs: int = 30
-    patience: int = 5
-    max_train_windows: int | None = None
-    patch_len: int = 16
-    batch_size: int = 32
-    lr: float = 1e-3
-    d_model: int = 32
-    n_heads: int = 4
-    n_layers: int = 2
-    dim_feedforward: int = 64
-    dropout: float = 0.1
-    instance_norm_eps: float | None = None  # None: TSForecaster's default
+    peer_seeds: Sequence[int] | None = None
+    peer_steps: int | str = "auto"
+    split: str = "test"
     ar_lags: int = 24
-    baselines: bool = True
-    n_plot: int = 3
     device: str = "cpu"
-    extra: dict = field(default_factory=dict)
+    n_plot: int = 2
 
-    def resolved(self) -> tuple[int, tuple[int, ...]]:
-        context, horizons = PAPER_SETTINGS.get(self.dataset, _DEFAULT_SETTING)
-        return (
-            self.context_length or context,
-            tuple(self.horizons) if self.horizons else horizons,
-        )
+    def setting(self, dataset: str) -> tuple[int, tuple[int, ...]]:
+        """``(context_length, horizons)`` of ``dataset``: the options, else its catalogue entry."""
+        from tsattn.datasets.catalogue import catalogue, resolve_name
 
+        entry = catalogue()["forecasting"][resolve_name(dataset, "forecasting")]
+        context = self.context_length or int(entry.get("context_length", 96))
+        horizons = self.horizons or entry.get("horizons", (96, 192, 336, 720))
+        return context, tuple(int(h) for h in horizons)
 
-# ---------------------------------------------------------------------- baselines
-def seasonal_naive(contexts: np.ndarray, horizon: int, period: int) -> np.ndarray:
-    """Repeat the last ``period`` steps of each context: ``(n, L, C)`` -> ``(n, horizon, C)``.
+    def model_names(self) -> list[str]:
+        from tsattn.estimators.forecasting import TSForecaster
 
-    A period longer than the context falls back to 1 (repeat the last value).
-    """
-    length = contexts.shape[1]
-    if period > length:
-        period = 1
-    idx = length - period + (np.arange(horizon) % period)
-    return np.asarray(contexts[:, idx])
-
-
-def fit_ar(train: np.ndarray, lags: int) -> np.ndarray:
-    """Per-channel ``AutoReg(lags, trend="c")`` coefficients ``(C, 1 + lags)`` (constant first,
-    then lag 1..lags) fitted on ``train (rows, C)`` with statsmodels."""
-    try:
-        from statsmodels.tsa.ar_model import AutoReg
-    except ImportError as err:  # pragma: no cover - optional dependency
-        raise ImportError(
-            "the 'ar' baseline needs statsmodels: pip install 'tsattn[stats]'"
-        ) from err
-    return np.stack(
-        [AutoReg(train[:, c], lags=lags, trend="c").fit().params for c in range(train.shape[1])]
-    )
-
-
-def ar_forecast(params: np.ndarray, contexts: np.ndarray, horizon: int) -> np.ndarray:
-    """Recursive AR forecast of every window at once: ``(n, L, C)`` -> ``(n, horizon, C)``."""
-    lags = params.shape[1] - 1
-    if contexts.shape[1] < lags:
-        raise ValueError(f"ar_lags={lags} exceeds the context length {contexts.shape[1]}")
-    history = np.array(contexts[:, -lags:], dtype=np.float64)  # oldest first
-    coef = params[:, 1:][:, ::-1].T  # (lags, C), oldest lag first
-    out = np.empty((contexts.shape[0], horizon, contexts.shape[2]))
-    for step in range(horizon):
-        nxt = params[:, 0] + np.einsum("nlc,lc->nc", history, coef)
-        out[:, step] = nxt
-        history = np.concatenate([history[:, 1:], nxt[:, None]], axis=1)
-    return out
-
-
-def _errors(pred: np.ndarray, target: np.ndarray) -> tuple[float, float]:
-    diff = pred - target
-    return float(np.mean(diff**2)), float(np.mean(np.abs(diff)))
+        suffix = f"[{self.label}]" if self.label else ""
+        attentions = self.attentions
+        if attentions is None:
+            attentions = [self.params.get("attention", TSForecaster().attention)]
+        return [f"tsattn:{a}{suffix}" for a in dict.fromkeys(attentions)]
 
 
 # ---------------------------------------------------------------------- the run
+class _Data:
+    """One dataset's splits and the arrays every model of a horizon is scored on."""
+
+    def __init__(self, config: ForecastBenchmark, dataset: str, frame: pd.DataFrame) -> None:
+        from tsattn.datasets import forecasting_splits
+
+        self.name, self.columns = dataset, list(frame.columns)
+        self.context, self.horizons = config.setting(dataset)
+        self.splits = forecasting_splits(frame, dataset, self.context)
+        self.train = self.splits.scaled("train")
+        self.val = self.splits.scaled("val")
+        self.period = seasonal_period(frame.index)
+        scored = 2 if config.split == "test" else 1
+        start, end = self.splits.borders[scored]
+        self.series = self.splits.scaler.transform(frame.iloc[:end].to_numpy(dtype=np.float64))
+        self.n_scored = end - start - self.context
+        self.n_val = self.splits.borders[1][1] - self.splits.borders[1][0] - self.context
+        self.n_val = self.n_val if config.split == "test" else 0
+        self._ar: np.ndarray | None = None
+        self.part = "test" if config.split == "test" else "val"
+
+    def ar(self, lags: int) -> np.ndarray:
+        if self._ar is None:
+            self._ar = fit_ar(self.train, min(lags, self.context))
+        return self._ar
+
+
+def _errors(pred: np.ndarray, target: np.ndarray) -> dict:
+    diff = pred - target
+    return {"mse": float(np.mean(diff**2)), "mae": float(np.mean(np.abs(diff)))}
+
+
+def _fit_tsattn(config, data: _Data, horizon, model, seed, contexts, targets):
+    from tsattn.estimators.forecasting import TSForecaster
+
+    attention = model.split(":", 1)[1].split("[", 1)[0]
+    est = TSForecaster(horizon, data.context, **{**config.params, "attention": attention},
+                       device=config.device, random_state=seed)  # fmt: skip
+    t0 = time.perf_counter()
+    if config.split == "test":
+        est.fit(data.train, y_val=data.val)
+    else:
+        est.fit(data.train)
+    raise_if_interrupted(est)
+    fit_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    pred = est.predict(contexts)
+    row = {**_errors(pred, targets), "fit_s": fit_s, "predict_s": time.perf_counter() - t0,
+           "n_steps": est.n_steps_, "blend": est.blend_}  # fmt: skip
+    bands = {}
+    for coverage in COVERAGES:
+        lo, hi = est.predict_interval(contexts, coverage)
+        inside = (targets >= lo) & (targets <= hi)
+        row[f"cov{round(coverage * 100)}"] = float(inside.mean())
+        bands[coverage] = (lo, hi)
+    row["width80"] = float(np.mean(bands[0.8][1] - bands[0.8][0]))
+    if est.module_.anchor is not None:  # what each part alone scores (blend 1: the network)
+        blend = est.module_.blend.clone()
+        for name, share in (("mse_network", 1.0), ("mse_anchor", 0.0)):
+            est.module_.blend.fill_(share)
+            row[name] = _errors(est.predict(contexts), targets)["mse"]
+        est.module_.blend.copy_(blend)
+    return pred, row, bands[0.8], est
+
+
+def _run_one(config, data: _Data, horizon: int, model: str, seed: int, contexts, targets,
+             tsattn_steps: dict) -> tuple[np.ndarray | None, dict, Any]:  # fmt: skip
+    """One model's forecasts of every window, its row of results and (tsattn) its 80% band."""
+    band = None
+    if model in BASELINES:
+        t0 = time.perf_counter()
+        if model == "ar":
+            pred = ar_forecast(data.ar(config.ar_lags), contexts, horizon)
+        else:
+            pred = seasonal_naive(contexts, horizon, data.period if model == "seasonal_naive" else 1)
+        row = {**_errors(pred, targets), "fit_s": 0.0, "predict_s": time.perf_counter() - t0}
+    elif model in PEERS:
+        steps = config.peer_steps
+        if steps == "auto":
+            steps = tsattn_steps.get(horizon) or _auto_steps(config, data, horizon)
+        batch = int(config.params.get("batch_size", _default("batch_size")))
+        pred, info = peer_forecasts(model, data.series, targets, data.context, horizon, data.n_val,
+                                    data.n_scored, seed, int(steps), batch)  # fmt: skip
+        row = {**_errors(pred, targets), "fit_s": info["fit_s"], "predict_s": 0.0,
+               "n_steps": info["n_steps"]}  # fmt: skip
+    else:
+        pred, row, band, est = _fit_tsattn(config, data, horizon, model, seed, contexts, targets)
+        tsattn_steps.setdefault(horizon, est.n_steps_)
+    return pred, row, band
+
+
+def _default(name: str):
+    from tsattn.estimators.forecasting import TSForecaster
+
+    return TSForecaster().get_params()[name]
+
+
+def _auto_steps(config: ForecastBenchmark, data: _Data, horizon: int) -> int:
+    """The steps ``TSForecaster``'s budget rule gives on this data (no tsattn model has run)."""
+    from tsattn.estimators.forecasting import TSForecaster
+
+    est = TSForecaster(horizon, data.context, **config.params)
+    n_rows = len(data.train) - (0 if config.split == "test" else
+                                int(np.ceil(est.validation_fraction * len(data.train))))  # fmt: skip
+    n = (n_rows - data.context - horizon + 1) * (data.train.shape[1] if est.channel_independent else 1)
+    return est._budget(n)[1]
+
+
 def run_forecast_benchmark(
-    config: ForecastBenchmark,
-    out: str | Path | None = None,
-    frame: pd.DataFrame | None = None,
-    log=print,
-) -> pd.DataFrame:
-    """Run the benchmark and write ``results.csv``, ``results.md``, ``config.json`` and one plot of
-    sample forecasts per horizon into ``out`` (default ``results/forecast/<dataset>/``).
+    config: ForecastBenchmark, out: str | Path, frames: dict[str, pd.DataFrame] | None = None,
+    log: Callable[[str], None] = print, command: str | None = None,
+) -> pd.DataFrame:  # fmt: skip
+    """Run every missing (dataset, horizon, model, seed) of ``config``, appending to
+    ``out/results.csv``; write ``results.md``, ``config.json`` and ``plots/``. ``frames`` replaces
+    :func:`tsattn.datasets.load_forecasting` (tests). Returns every row recorded in ``out``."""
+    from tsattn.benchmarks.forecast_report import plot_samples, save_samples, write_report
+    from tsattn.datasets import load_forecasting
 
-    ``frame`` replaces :func:`tsattn.datasets.load_forecasting` (for tests); it is split by the
-    borders of ``config.dataset``. Returns one row per (horizon, model, seed).
-    """
-
-    from tsattn.datasets import forecasting_splits, load_forecasting
-    from tsattn.estimators.forecasting import TSForecaster
-
-    models = check_config(config, None if frame is None else len(frame))  # before any work
-    context, horizons = config.resolved()
-    eps = models[0].instance_norm_eps if models else TSForecaster().instance_norm_eps
-    out = Path(out) if out is not None else Path("results") / "forecast" / config.dataset
+    peers = check_config(config)
+    out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    attentions = list(dict.fromkeys(config.attentions))
-    df = frame if frame is not None else load_forecasting(config.dataset)
-    splits = forecasting_splits(df, config.dataset, context)
-    train, val = splits.scaled("train"), splits.scaled("val")
-    period = SEASONAL_PERIODS.get(config.dataset, 1)
-    ar_params = fit_ar(train, min(config.ar_lags, context)) if config.baselines else None
-    rows, samples = [], {}
-    for horizon in horizons:
-        contexts, targets = splits.windows("test", horizon)
-        contexts, targets = np.array(contexts), np.array(targets)
-        base = dict(dataset=config.dataset, horizon=horizon, context_length=context,
-                    n_test_windows=len(contexts))  # fmt: skip
-        preds: dict[str, np.ndarray] = {}
-        if config.baselines:
-            for name in ("naive_last", "seasonal_naive", "ar"):
-                t0 = time.perf_counter()
-                if name == "ar":
-                    pred = ar_forecast(ar_params, contexts, horizon)
-                else:
-                    pred = seasonal_naive(
-                        contexts, horizon, period if name == "seasonal_naive" else 1
-                    )
-                predict_s = time.perf_counter() - t0
-                mse, mae = _errors(pred, targets)
-                rows.append({**base, "model": name, "attention": "", "head": "", "seed": "",
-                             "mse": mse, "mae": mae, "n_epochs": 0, "best_epoch": 0,
-                             "fit_s": 0.0, "predict_s": predict_s})  # fmt: skip
-                preds[name] = pred
-                log(f"{config.dataset} h={horizon} {name}: mse={mse:.4f} mae={mae:.4f}")
-        for attention in attentions:
-            for head in config.heads:
-                for seed in config.seeds:
-                    model = _model(config, horizon, context, attention, head, seed)
-                    t0 = time.perf_counter()
-                    try:
-                        model.fit(train, y_val=val)
-                        raise_if_interrupted(model)
-                    except KeyboardInterrupt:
-                        _write(out, pd.DataFrame(rows), config, context, horizons, eps,
-                               attentions, period, interrupted=True)  # fmt: skip
-                        raise BenchmarkInterrupted(
-                            pd.DataFrame(rows),
-                            f"interrupted during {attention}/{head} seed {seed}, horizon {horizon}; "
-                            f"finished runs written to {out / 'results.csv'}",
-                        ) from None
-                    fit_s = time.perf_counter() - t0
-                    t0 = time.perf_counter()
-                    pred = model.predict(contexts)
-                    predict_s = time.perf_counter() - t0
-                    mse, mae = _errors(pred, targets)
-                    name = f"{attention}/{head}"
-                    rows.append({**base, "model": name, "attention": attention, "head": head,
-                                 "seed": seed, "mse": mse, "mae": mae, "n_epochs": model.n_epochs_,
-                                 "best_epoch": model.best_epoch_, "fit_s": fit_s,
-                                 "predict_s": predict_s})  # fmt: skip
-                    preds.setdefault(name, pred)
-                    log(f"{config.dataset} h={horizon} {name} seed={seed}: mse={mse:.4f} "
-                        f"mae={mae:.4f} epochs={model.n_epochs_} fit={fit_s:.0f}s")  # fmt: skip
-        samples[horizon] = (contexts, targets, preds)
-        _plot(out / f"forecast_h{horizon}.png", config.dataset, horizon, samples[horizon],
-              config.n_plot, list(df.columns))  # fmt: skip
-    results = pd.DataFrame(rows)
-    _write(out, results, config, context, horizons, eps, attentions, period)
-    return results
+    csv = out / "results.csv"
+    done = set()
+    if csv.is_file() and csv.stat().st_size:
+        old = pd.read_csv(csv)
+        done = {tuple(r) for r in old[_KEY].astype(str).itertuples(index=False)}
+    else:  # the columns first, so that the file reads back whenever the run stops
+        pd.DataFrame(columns=RESULT_COLUMNS).to_csv(csv, index=False)
+    _write_config(out, config, command)
+    tsattn_models = config.model_names()
+    seeds, peer_seeds = list(config.seeds), list(config.peer_seeds or config.seeds)
+    for dataset in config.datasets:
+        frame = frames[dataset] if frames is not None else load_forecasting(dataset)
+        data = _Data(config, dataset, frame)
+        tsattn_steps: dict[int, int] = {}
+        for horizon in data.horizons:
+            contexts, targets = (np.array(a) for a in data.splits.windows(data.part, horizon))
+            jobs = [(m, 0) for m in config.baselines] + [(m, s) for s in seeds for m in tsattn_models]
+            jobs += [(m, s) for s in peer_seeds for m in peers]
+            for model, seed in jobs:
+                key = (dataset, config.split, str(horizon), model, str(seed))
+                if key in done:
+                    continue
+                base = dict(dataset=dataset, split=config.split, horizon=horizon,
+                            context_length=data.context, n_windows=len(contexts), model=model,
+                            seed=seed, status="ok", error="", threads=_threads())  # fmt: skip
+                try:
+                    pred, row, band = _run_one(config, data, horizon, model, seed, contexts,
+                                               targets, tsattn_steps)  # fmt: skip
+                except KeyboardInterrupt:
+                    _write_config(out, config, command, status="interrupted")
+                    raise BenchmarkInterrupted(
+                        pd.read_csv(csv),
+                        f"interrupted during {model} seed {seed}, {dataset} h={horizon}; finished "
+                        f"fits are in {csv}; rerun the same command to resume.",
+                    ) from None
+                except Exception as err:  # recorded; the run goes on
+                    pred, row, band = None, {"status": "failed", "error": repr(err)[:300]}, None
+                _append(csv, {**base, **row})
+                done.add(key)
+                msg = (f"mse={row['mse']:.4f} mae={row['mae']:.4f}" if "mse" in row
+                       else f"FAILED {row['error']}")  # fmt: skip
+                log(f"{dataset} {config.split} h={horizon} {model} seed={seed}: {msg}")
+                if pred is not None and seed == (seeds + peer_seeds)[0]:
+                    save_samples(out, data, horizon, model, contexts, targets, pred, band,
+                                 config.n_plot)  # fmt: skip
+            plot_samples(out, data, horizon)
+        write_report(out, pd.read_csv(csv), config)
+    _write_config(out, config, command, status="finished")
+    return pd.read_csv(csv)
 
 
-def _model(config: ForecastBenchmark, horizon: int, context: int, attention: str, head: str,
-           seed: int):
-    from tsattn.estimators.forecasting import TSForecaster
+def _threads() -> int:
+    import torch
 
-    eps = {} if config.instance_norm_eps is None else {"instance_norm_eps": config.instance_norm_eps}
-    return TSForecaster(
-        horizon, context, attention, head=head, max_epochs=config.max_epochs,
-        patience=config.patience, max_train_windows=config.max_train_windows,
-        batch_size=config.batch_size, lr=config.lr, d_model=config.d_model,
-        n_heads=config.n_heads, n_layers=config.n_layers,
-        dim_feedforward=config.dim_feedforward, dropout=config.dropout, patch_len=config.patch_len,
-        device=config.device, random_state=seed, **eps, **config.extra,
-    )  # fmt: skip
+    return torch.get_num_threads()
 
 
-def check_config(config: ForecastBenchmark, n_rows: int | None = None) -> list:
-    """Check every setting of ``config`` before any work; return one unfitted model per attention
-    and head (at the first horizon and seed). Raises ``ValueError`` saying what to change.
+def _append(csv: Path, row: dict) -> None:
+    frame = pd.DataFrame([{c: row.get(c, np.nan) for c in RESULT_COLUMNS}])
+    frame.to_csv(csv, mode="a", header=False, index=False)
 
-    Unknown attention names (with close matches), an unknown dataset, empty lists, a run with
-    nothing to measure, a context or horizon the splits cannot hold (``n_rows``: the frame's
-    rows; default the catalogue's), and any value a :class:`tsattn.TSForecaster` would refuse at
-    its first fit are caught here rather than after the first models have trained.
-    """
+
+def _write_config(out: Path, config: ForecastBenchmark, command: str | None,
+                  status: str = "running") -> None:  # fmt: skip
+    """Record this run in ``config.json`` (every run of the folder, with its command and how it
+    ended: ``running``, ``finished`` or ``interrupted``)."""
+    import tsattn
+
+    path = out / "config.json"
+    runs = json.loads(path.read_text(encoding="utf-8"))["runs"] if path.is_file() else []
+    now = time.strftime("%Y-%m-%d %H:%M:%S")
+    if status == "running":
+        runs.append({"command": command, "config": asdict(config), "threads": _threads(),
+                     "tsattn_version": tsattn.__version__, "started": now, "status": status})
+    else:
+        runs[-1].update(status=status, ended=now)
+    path.write_text(json.dumps({"runs": runs}, indent=2, default=repr) + "\n", encoding="utf-8")
+
+
+def check_config(config: ForecastBenchmark, n_rows: dict[str, int] | None = None) -> list[str]:
+    """Check every setting before any work; return the peers that will run (missing
+    neuralforecast: none, with a one-line warning). Raises ``ValueError`` saying what to change."""
     import difflib
 
     import tsattn
     from tsattn.datasets import forecasting_borders
     from tsattn.datasets.catalogue import catalogue, resolve_name
+    from tsattn.estimators.forecasting import TSForecaster
     from tsattn.training import resolve_device
 
-    resolve_name(config.dataset, "forecasting")  # close matches for a misspelt name
+    if config.split not in ("test", "val"):
+        raise ValueError(f"split must be 'test' or 'val'; got {config.split!r}.")
     resolve_device(config.device)
+    for what, names, valid in (("peer", config.peers, PEERS), ("baseline", config.baselines, BASELINES)):
+        bad = [n for n in names if n not in valid]
+        if bad:
+            hint = difflib.get_close_matches(bad[0], list(valid), 1)
+            raise ValueError(f"unknown {what}(s) {bad}{f' (did you mean {hint[0]}?)' if hint else ''}; "
+                             f"valid: {', '.join(valid)}.")  # fmt: skip
     registered = tsattn.list_attention()
-    unknown = [a for a in config.attentions if a not in registered]
+    unknown = [a for a in (config.attentions or []) if a not in registered]
     if unknown:
-        hints = [a + (f" (did you mean {', '.join(m)}?)" if (m := difflib.get_close_matches(
-            a, registered, 3)) else "") for a in unknown]  # fmt: skip
-        raise ValueError(f"unknown attention(s): {', '.join(hints)}; valid: "
-                         f"{', '.join(registered)}.")
-    if list(config.attentions):
-        for name, values in (("heads", config.heads), ("seeds", config.seeds)):
-            if not list(values):
-                raise ValueError(f"{name} is empty; give at least one to train the attentions.")
-    elif not config.baselines:
-        raise ValueError("nothing to run: no attentions and baselines=False.")
-    context, horizons = config.resolved()
-    if not horizons or any(isinstance(h, bool) or not isinstance(h, int) or h < 1
-                           for h in horizons):  # fmt: skip
-        raise ValueError(f"horizons must be integers >= 1; got {list(horizons)}.")
+        raise ValueError(f"unknown attention(s) {unknown}; valid: {', '.join(registered)}.")
+    if not (config.model_names() or config.peers or config.baselines):
+        raise ValueError("nothing to run: no attentions, peers or baselines.")
+    if not config.seeds or (config.peer_seeds is not None and not config.peer_seeds):
+        raise ValueError("seeds is empty; give at least one.")
+    if config.peer_steps != "auto" and (isinstance(config.peer_steps, bool) or not isinstance(
+            config.peer_steps, int) or config.peer_steps < 1):  # fmt: skip
+        raise ValueError(f"peer_steps must be 'auto' or an integer >= 1; got {config.peer_steps!r}.")
     if isinstance(config.ar_lags, bool) or not isinstance(config.ar_lags, int) or config.ar_lags < 1:
         raise ValueError(f"ar_lags must be an integer >= 1; got {config.ar_lags!r}.")
-    name = resolve_name(config.dataset, "forecasting")
-    if n_rows is None:
-        n_rows = catalogue()["forecasting"][name]["shape"][0]
-    borders = forecasting_borders(name, n_rows, context)
-    for part, (start, end) in zip(("train", "validation", "test"), borders, strict=True):
-        longest = end - start - context
-        if max(horizons) > longest:
-            raise ValueError(
-                f"horizon {max(horizons)} leaves no {part} window: the {part} split of {name} "
-                f"has {longest} rows after a context of {context}; use horizons <= {longest}."
-            )
-    models = []
-    for attention in dict.fromkeys(config.attentions):
-        for head in dict.fromkeys(config.heads):
-            model = _model(config, horizons[0], context, attention, head, config.seeds[0])
+    for dataset in config.datasets:
+        name = resolve_name(dataset, "forecasting")
+        context, horizons = config.setting(name)
+        if not horizons or any(isinstance(h, bool) or h < 1 for h in horizons):
+            raise ValueError(f"horizons must be integers >= 1; got {list(horizons)}.")
+        rows = (n_rows or {}).get(dataset) or catalogue()["forecasting"][name]["shape"][0]
+        borders = forecasting_borders(name, rows, context)
+        for part, (start, end) in zip(("train", "validation", "test"), borders, strict=True):
+            longest = end - start - context
+            if max(horizons) > longest:
+                raise ValueError(
+                    f"horizon {max(horizons)} leaves no {part} window: the {part} split of {name} "
+                    f"has {longest} rows after a context of {context}; use horizons <= {longest}."
+                )
+        for model in config.model_names():
+            attention = model.split(":", 1)[1].split("[", 1)[0]
+            est = TSForecaster(horizons[0], context, **{**config.params, "attention": attention},
+                               device=config.device)  # fmt: skip
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # fit warns again where it matters
-                model._validate()
-            models.append(model)
-    return models
-
-
-def _write(out: Path, results: pd.DataFrame, config: ForecastBenchmark, context: int, horizons,
-           eps: float, attentions: list[str], period: int, interrupted: bool = False) -> None:
-    """``results.csv``, ``results.md`` and ``config.json`` (``interrupted``: Ctrl-C cut the run)."""
-    import torch
-
-    import tsattn
-
-    if results.empty:  # the columns, so that the file can be read back
-        results = pd.DataFrame(columns=RESULT_COLUMNS)
-    results.to_csv(out / "results.csv", index=False)
-    if len(results):
-        (out / "results.md").write_text(_markdown(results, config, eps), encoding="utf-8")
-    (out / "config.json").write_text(
-        json.dumps(
-            {
-                **asdict(config),
-                "context_length": context,
-                "horizons": list(horizons),
-                "instance_norm_eps": eps,
-                "attentions_run": attentions,
-                "seasonal_period": period,
-                "torch_threads": torch.get_num_threads(),
-                "tsattn_version": tsattn.__version__,
-                "interrupted": interrupted,
-            },
-            indent=2,
-            default=lambda o: list(o) if isinstance(o, (set, frozenset)) else repr(o),
-        ),  # fmt: skip
-        encoding="utf-8",
-    )
-
-
-def _markdown(results: pd.DataFrame, config: ForecastBenchmark, eps: float) -> str:
-    grouped = results.groupby(["horizon", "model"], sort=False)
-    table = grouped.agg(mse=("mse", "mean"), mse_std=("mse", "std"), mae=("mae", "mean"),
-                        mae_std=("mae", "std"), n=("mse", "size"),
-                        fit_s=("fit_s", "mean")).reset_index()  # fmt: skip
-    lines = [
-        f"# {config.dataset}: test MSE / MAE on the train-scaled data (every test window)",
-        "",
-        f"seeds {list(config.seeds)}, max_epochs {config.max_epochs}, max_train_windows "
-        f"{config.max_train_windows}, instance_norm_eps {eps:g}; mean (± std over seeds). Baselines: naive_last repeats the "
-        "last value, seasonal_naive the last season, ar is a per-channel statsmodels AutoReg "
-        "fitted on train.",
-        "",
-        "| horizon | model | MSE | MAE | seeds | fit s |",
-        "|---|---|---|---|---|---|",
-    ]
-    for r in table.itertuples():
-        sd = "" if pd.isna(r.mse_std) else f" ± {r.mse_std:.4f}"
-        sda = "" if pd.isna(r.mae_std) else f" ± {r.mae_std:.4f}"
-        lines.append(
-            f"| {r.horizon} | {r.model} | {r.mse:.4f}{sd} | {r.mae:.4f}{sda} | {r.n} | {r.fit_s:.0f} |"
-        )
-    return "\n".join(lines) + "\n"
-
-
-def _plot(path: Path, dataset: str, horizon: int, sample, n_plot: int, columns: list) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    contexts, targets, preds = sample
-    if n_plot < 1 or not preds:
-        return
-    picks = np.linspace(0, len(contexts) - 1, n_plot).astype(int)
-    channel = contexts.shape[2] - 1  # the target column (OT) is last in these files
-    fig, axes = plt.subplots(n_plot, 1, figsize=(10, 2.6 * n_plot), squeeze=False)
-    for ax, i in zip(axes[:, 0], picks, strict=True):
-        L = contexts.shape[1]
-        ax.plot(np.arange(L), contexts[i, :, channel], color="black", lw=1, label="context")
-        steps = np.arange(L, L + horizon)
-        ax.plot(steps, targets[i, :, channel], color="black", lw=1, ls="--", label="truth")
-        for name, pred in preds.items():
-            ax.plot(steps, pred[i, :, channel], lw=1, label=name)
-        ax.set_title(f"{dataset} window {i}, channel {columns[channel]}, h={horizon}", fontsize=9)
-    axes[0, 0].legend(fontsize=7, ncol=4)
-    fig.tight_layout()
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
+                est._validate()
+    peers = list(dict.fromkeys(config.peers))
+    if peers and (reason := missing_peers()):
+        warnings.warn(reason, UserWarning, stacklevel=2)
+        return []
+    return peers

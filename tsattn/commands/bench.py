@@ -19,7 +19,7 @@ from tsattn.commands import (
     check_estimator_params,
     nonnegative_int,
     output_dir,
-    positive_float,
+    parse_params,
     positive_int,
     resolve_dataset,
 )
@@ -117,71 +117,78 @@ def _run_epoch(args: argparse.Namespace) -> int:
 def _register_forecast(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "forecast",
-        help="long-horizon forecasting: TSForecaster per attention and head vs baselines",
+        help="long-horizon forecasting: TSForecaster vs neuralforecast peers and baselines",
         description=(
-            "Standard splits, train-only scaler, MSE/MAE on the scaled data over every test "
-            "window, against naive, seasonal-naive and statsmodels AutoReg baselines. On a "
-            "2-core CPU the defaults (softmax and s3, both heads, up to 30 epochs, patience 5, "
-            "every training window) take about 2-4 minutes per model and horizon on ETTh1; "
-            "--max-train-windows 2000 --max-epochs 10 gives a quick run."
+            "Standard splits, train-only scaler, MSE/MAE on the scaled data over every window of "
+            "the scored split, for TSForecaster (its defaults plus --param), neuralforecast's "
+            "PatchTST, iTransformer, DLinear and NHITS (same steps; skipped when neuralforecast "
+            "is absent) and naive, seasonal-naive and statsmodels AutoReg baselines. Rows are "
+            "appended to OUT/results.csv as fits finish; rerun the same command to resume, or "
+            "with more --seeds or --horizons to extend. --split val scores the validation split "
+            "and reads no TEST data (for choosing defaults)."
         ),
     )
-    p.add_argument(
-        "--dataset", required=True, help="e.g. ETTh1, ETTh2, ETTm1, exchange_rate, illness"
-    )
+    p.add_argument("--datasets", "--dataset", nargs="+", required=True, metavar="NAME",
+                   help="e.g. ETTh1 ETTh2 ETTm1 exchange_rate illness")
     p.add_argument("--horizons", type=positive_int, nargs="+",
-                   help="default 96 192 336 720 (illness: 24 36 48 60)")  # fmt: skip
-    p.add_argument("--context-length", type=positive_int, help="default 96 (illness: 36)")
-    p.add_argument("--attentions", nargs="+", default=["softmax", "s3"],
-                   help="registered attention names (default: %(default)s)")  # fmt: skip
-    p.add_argument(
-        "--heads", nargs="+", default=["linear", "fourier"], choices=["linear", "fourier"]
-    )
+                   help="default: the catalogue's (96 192 336 720; illness 24 36 48 60)")
+    p.add_argument("--context-length", type=positive_int,
+                   help="default: the catalogue's (96; illness 36)")
+    p.add_argument("--attentions", nargs="+", help="TSForecaster attentions (default: its own)")
+    p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                   help="TSForecaster parameter, VALUE as JSON (repeatable)")
+    p.add_argument("--label", help="name of this TSForecaster setting (tsattn:<attention>[LABEL])")
+    p.add_argument("--peers", nargs="*", default=["patchtst", "itransformer", "dlinear", "nhits"],
+                   help="neuralforecast peers (default: all four; none: --peers)")
+    p.add_argument("--baselines", nargs="*", default=["naive_last", "seasonal_naive", "ar"])
     p.add_argument("--seeds", type=nonnegative_int, nargs="+", default=[0])
-    p.add_argument("--max-epochs", type=positive_int, default=30)
-    p.add_argument("--patience", type=positive_int, default=5)
-    p.add_argument("--patch-len", type=positive_int, default=16, help="time steps per token")
-    p.add_argument("--max-train-windows", type=nonnegative_int, default=0,
-                   help="random subset of training windows per fit (fixed by the seed); 0 = all")  # fmt: skip
-    p.add_argument("--batch-size", type=positive_int, default=32)
-    p.add_argument("--lr", type=positive_float, default=1e-3)
-    p.add_argument("--d-model", type=positive_int, default=32)
-    p.add_argument("--n-heads", type=positive_int, default=4)
-    p.add_argument("--n-layers", type=positive_int, default=2)
-    p.add_argument("--dim-feedforward", type=positive_int, default=64)
-    p.add_argument("--dropout", type=float, default=0.1)
-    p.add_argument("--instance-norm-eps", type=positive_float,
-                   help="added to each window's variance (default: TSForecaster's; 1 = 002's "
-                   "Algorithm 3, 1e-5 = RevIN)")  # fmt: skip
+    p.add_argument("--peer-seeds", type=nonnegative_int, nargs="+",
+                   help="seeds of the peers (default: --seeds)")
+    p.add_argument("--peer-steps", default="auto",
+                   help="optimiser steps of each peer (default auto: TSForecaster's on the same data)")
+    p.add_argument("--split", choices=["test", "val"], default="test")
     p.add_argument("--ar-lags", type=positive_int, default=24, help="lags of the AutoReg baseline")
-    p.add_argument("--no-baselines", action="store_true")
     p.add_argument("--device", default="cpu")
-    p.add_argument("--out", help="output folder (default results/forecast/<dataset>/)")
+    p.add_argument("--out", type=Path, default=Path("results/forecast"),
+                   help="output folder, resumed if it holds results (default: %(default)s)")
     p.set_defaults(func=_forecast)
 
 
 def _forecast(args: argparse.Namespace) -> int:
-    from tsattn.benchmarks.forecast import ForecastBenchmark, check_config, run_forecast_benchmark
+    import shlex
 
-    check_attentions(args.attentions)
-    _, dataset = resolve_dataset(args.dataset, ("forecasting",), "bench forecast")
+    from tsattn.benchmarks.forecast import ForecastBenchmark, run_forecast_benchmark
+    from tsattn.estimators import TSForecaster
+
+    if args.attentions:
+        check_attentions(args.attentions)
+    datasets = [resolve_dataset(d, ("forecasting",), "bench forecast")[1] for d in args.datasets]
+    params = parse_params(args.param)
+    check_estimator_params(TSForecaster, params)
+    steps = args.peer_steps
+    if steps != "auto":
+        try:
+            steps = positive_int(steps)
+        except argparse.ArgumentTypeError as err:
+            raise CommandError(f"--peer-steps: {err}") from None
     config = ForecastBenchmark(
-        dataset=dataset, horizons=args.horizons, context_length=args.context_length,
-        attentions=args.attentions, heads=args.heads, seeds=args.seeds,
-        max_epochs=args.max_epochs, patience=args.patience, patch_len=args.patch_len,
-        max_train_windows=args.max_train_windows or None, batch_size=args.batch_size, lr=args.lr,
-        d_model=args.d_model, n_heads=args.n_heads, n_layers=args.n_layers,
-        dim_feedforward=args.dim_feedforward, dropout=args.dropout, ar_lags=args.ar_lags,
-        instance_norm_eps=args.instance_norm_eps,
-        baselines=not args.no_baselines, device=args.device,
+        datasets=datasets, horizons=args.horizons, context_length=args.context_length,
+        attentions=args.attentions, params=params, label=args.label, peers=args.peers,
+        baselines=args.baselines, seeds=args.seeds, peer_seeds=args.peer_seeds, peer_steps=steps,
+        split=args.split, ar_lags=args.ar_lags, device=args.device,
     )  # fmt: skip
+    from tsattn.benchmarks.forecast import check_config
+
     try:
         check_config(config)  # every value a TSForecaster would refuse, before any work
     except ValueError as err:
         raise CommandError(str(err)) from None
-    out = output_dir(args.out or Path("results") / "forecast" / dataset)
-    results = run_forecast_benchmark(config, out)
-    print(results.groupby(["horizon", "model"], sort=False)[["mse", "mae"]].mean().to_string())
+    out = output_dir(args.out)
+    command = "tsattn " + " ".join(shlex.quote(a) for a in getattr(args, "argv", []))
+    results = run_forecast_benchmark(config, out, command=command)
+    ok = results[results["status"] == "ok"]
+    print(ok.groupby(["dataset", "horizon", "model"], sort=False)[["mse", "mae"]].mean().to_string())
+    print(f"wrote {out / 'results.csv'} and {out / 'results.md'}")
     return 0
 
 
@@ -301,13 +308,15 @@ def _register_fit_time(sub: argparse._SubParsersAction) -> None:
         "fit-time",
         help="seconds per default fit on random data of a given shape",
         description="Time default TSClassifier (or TSRegressor) fits on random data of shape "
-        "(n, channels, length) and write fit_time.json: how long a fit takes on data shaped like yours.",
+        "(n, channels, length) and write fit_time.json: how long a fit takes on data shaped like yours. "
+        "--forecast: a default TSForecaster on one random walk of length x channels, with the peak memory.",
     )
-    p.add_argument("--n", type=int, required=True, help="number of series")
+    p.add_argument("--n", type=int, default=1, help="number of series (default 1)")
     p.add_argument("--channels", type=int, default=1)
     p.add_argument("--length", type=int, required=True)
     p.add_argument("--classes", type=int, default=2)
     p.add_argument("--regression", action="store_true")
+    p.add_argument("--forecast", action="store_true", help="one series of --length rows")
     p.add_argument("--repeats", type=int, default=1)
     p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE")
     p.add_argument("--out", type=Path, default=Path("results/fit_time"))
@@ -326,7 +335,8 @@ def _fit_time(args: argparse.Namespace) -> int:
             return 2
     record = time_default_fit(
         args.n, args.channels, args.length, args.classes, args.repeats,
-        task="regression" if args.regression else "classification", **_parse_params(args.param),
+        task="forecasting" if args.forecast else "regression" if args.regression else "classification",
+        **_parse_params(args.param),
     )  # fmt: skip
     args.out.mkdir(parents=True, exist_ok=True)
     name = f"n{args.n}_c{args.channels}_l{args.length}.json"

@@ -13,6 +13,10 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import torch
+from sklearn.utils.validation import check_is_fitted
+
+from tsattn.training import TensorData
 
 __all__ = [
     "as_series",
@@ -21,7 +25,12 @@ __all__ = [
     "check_length",
     "finite",
     "format_output",
+    "format_quantiles",
     "hold_out_tail",
+    "read_contexts",
+    "read_fit_series",
+    "WindowScores",
+    "window_tensors",
 ]
 
 def finite(values: np.ndarray, what: str) -> np.ndarray:
@@ -127,6 +136,27 @@ def format_output(forecast: np.ndarray, info: dict) -> Any:
     return pd.DataFrame(forecast, index=index, columns=info["columns"])
 
 
+def format_quantiles(quantiles: np.ndarray, info: dict, alpha: np.ndarray) -> Any:
+    """``quantiles (horizon, C, k)`` in the input's kind: arrays keep the last axis over ``alpha``
+    (``(horizon, k)`` for a 1-D input); pandas gives a DataFrame with ``(column, alpha)`` columns
+    on the continued index."""
+    kind = info["kind"]
+    if kind == "array1d":
+        return quantiles[:, 0]
+    if kind == "array2d":
+        return quantiles
+    names = [info["name"]] if kind == "series" else list(info["columns"])
+    columns = pd.MultiIndex.from_product([names, [float(a) for a in alpha]])
+    return pd.DataFrame(quantiles.reshape(len(quantiles), -1), columns=columns,
+                        index=_continue_index(info["index"], len(quantiles)))  # fmt: skip
+
+
+def window_tensors(contexts: np.ndarray, device: torch.device) -> TensorData:
+    """Complete context windows ``(n, L, C)`` as float32 :class:`TensorData` on ``device``."""
+    lengths = torch.full((len(contexts),), contexts.shape[1], dtype=torch.long, device=device)
+    return TensorData(torch.tensor(contexts, dtype=torch.float32, device=device), lengths)
+
+
 def check_length(values: np.ndarray, context_length: int, horizon: int, what: str) -> None:
     """Refuse a series shorter than one training window (``horizon=0``: than one context)."""
     need = context_length + horizon
@@ -172,3 +202,62 @@ def hold_out_tail(
         stacklevel=4,
     )
     return values, None
+
+
+def read_fit_series(y: Any, y_val: Any, validation_fraction: float, context_length: int,
+                    horizon: int) -> tuple[np.ndarray, dict, np.ndarray, np.ndarray | None]:  # fmt: skip
+    """``fit``'s series checked: ``(values (T, C), info, training rows, validation rows | None)``;
+    the validation rows are ``y_val``, else the tail of ``y`` (:func:`hold_out_tail`)."""
+    values, info = as_series(y, "y")
+    check_length(values, context_length, horizon, "y")
+    if y_val is not None:
+        valid, _ = as_series(y_val, "y_val")
+        check_channels(valid, values.shape[1], "y_val")
+        check_length(valid, context_length, horizon, "y_val")
+        return values, info, values, valid
+    if validation_fraction > 0:
+        return values, info, *hold_out_tail(values, validation_fraction, context_length, horizon)
+    return values, info, values, None
+
+
+def read_contexts(y_context: Any, n_channels: int, context_length: int
+                  ) -> tuple[np.ndarray, dict | None]:  # fmt: skip
+    """``predict``'s input checked: ``(contexts (n, T, C), info)``; ``info`` is None for a 3-D
+    array of windows, else the kind of the one series given (``n = 1``)."""
+    if getattr(y_context, "ndim", np.ndim(y_context)) == 3:
+        contexts = as_windows(y_context, n_channels, "y_context")
+        check_length(contexts[0], context_length, 0, "y_context")
+        return contexts, None
+    values, info = as_series(y_context, "y_context")
+    check_channels(values, n_channels, "y_context")
+    check_length(values, context_length, 0, "y_context")
+    return values[None], info
+
+
+class WindowScores:
+    """``mse``, ``mae`` and ``score`` of a forecaster over context windows and their targets."""
+
+    def mse(self, y_context_windows: Any, y_true_windows: Any) -> float:
+        """Mean squared error of the forecasts of ``y_context_windows (n, L, C)`` against
+        ``y_true_windows (n, horizon, C)``, over every window, step and channel."""
+        return float(np.mean(self._errors(y_context_windows, y_true_windows) ** 2))
+
+    def mae(self, y_context_windows: Any, y_true_windows: Any) -> float:
+        """Mean absolute error; arguments as :meth:`mse`."""
+        return float(np.mean(np.abs(self._errors(y_context_windows, y_true_windows))))
+
+    def score(self, y_context_windows: Any, y_true_windows: Any) -> float:
+        """*Negative* MSE (higher is better, as scikit-learn's model selection expects)."""
+        return -self.mse(y_context_windows, y_true_windows)
+
+    def _errors(self, contexts: Any, targets: Any) -> np.ndarray:
+        check_is_fitted(self, "module_")
+        contexts = np.asarray(contexts, dtype=np.float64)
+        targets = np.asarray(targets, dtype=np.float64)
+        if contexts.ndim == 2:
+            contexts, targets = contexts[None], targets.reshape(1, len(targets), -1)
+        expected = (contexts.shape[0], self.horizon, self.n_channels_)
+        if targets.shape != expected:
+            raise ValueError(f"y_true_windows must have shape (n_windows, horizon, n_channels) = "
+                             f"{expected}; got {targets.shape}.")
+        return self.predict(contexts) - targets

@@ -1,9 +1,9 @@
 """``TSForecaster``: multi-step forecasting of one (possibly multivariate) series with a transformer.
 
-Method of S3Attention (paper 002, Algorithms 3-4) with the attention as a choice: each context window
-is instance-normalised, cut into patch tokens, encoded, and turned into the next ``horizon`` steps by
-a Fourier-extrapolation or a linear head. The single-series part of the estimator core: it shares
-the core's parameters and training and adds the windowing of one series.
+Instance-normalised context windows, patch tokens, the chosen attention and a linear or Fourier
+(002, Algorithms 3-4) head, blended with a closed-form linear forecaster (:mod:`._anchor`);
+intervals from the validation errors (:mod:`._intervals`); windows cut on the fly under a budget
+of optimiser steps (:class:`tsattn.training.WindowData`).
 """
 
 from __future__ import annotations
@@ -12,52 +12,53 @@ from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
-import pandas as pd
 import torch
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from tsattn._validation import POSITIVE_INT
 from tsattn.attention import AttentionSpec
-from tsattn.datasets.forecasting import sliding_windows
-from tsattn.estimators._series import (
-    as_series,
-    as_windows,
-    check_channels,
-    check_length,
-    format_output,
-    hold_out_tail,
-)
+from tsattn.estimators import _anchor, _intervals, _series
 from tsattn.estimators.base import ATTENTION, BaseTSEstimator
 from tsattn.estimators.params import declare, default, param
 from tsattn.nn.forecasting import FORECAST_HEADS, ForecastingTransformer
-from tsattn.training import TensorData, resolve_device
+from tsattn.training import WindowData, resolve_device
 
 __all__ = ["TSForecaster"]
 
+#: Validation samples (windows, or window-channel pairs) kept at most; a fixed random subset above.
+MAX_VALID_SAMPLES = 32_768
+#: ``max_steps='auto'``: passes over the training samples, and the bounds of the resulting steps.
+AUTO_PASSES, AUTO_MIN_STEPS, AUTO_MAX_STEPS = 10, 300, 3000
+#: Validation rounds per fit (each ``eval_steps_`` optimiser steps).
+ROUNDS = 20
+
 
 @declare
-class TSForecaster(BaseTSEstimator):
+class TSForecaster(_series.WindowScores, BaseTSEstimator):
     """Transformer forecaster: the ``horizon`` steps after a ``context_length``-step window.
 
-    Fitting cuts every stride-1 window of ``context_length + horizon`` steps from the training
-    series; the last ``validation_fraction`` of the series (with ``context_length`` steps of overlap,
-    so that its first target is the first held-out step) is the validation series for early stopping,
-    unless a separate ``y_val`` is given to :meth:`fit`. ``batch_size`` counts windows. :meth:`score`
-    is the *negative* MSE (scikit-learn's "higher is better"); :meth:`mse` and :meth:`mae` the errors.
-
-    Scaling. The series is standardised per channel with the mean and standard deviation of the
-    training part (``channel_mean_``, ``channel_scale_``); the loss is the MSE in these standardised
-    units (the unit of the long-horizon benchmarks). Inside the network, each window is additionally
-    instance-normalised by its own mean and ``sqrt(var + instance_norm_eps)`` and the forecast
-    de-normalised (``instance_norm=True``).
+    ``fit`` trains on the stride-1 windows of one series (cut on the fly: memory does not grow
+    with the window count) for a budget of optimiser steps (``max_steps='auto'``: ``n_steps_``),
+    validated ``ROUNDS`` times on the end of the series (``validation_fraction``) or on ``y_val``
+    and keeping the best round's weights. Then, on the validation windows, the network's forecast
+    is blended with the ``anchor`` (``blend_``) and the errors calibrate the intervals of
+    :meth:`predict_quantiles` and :meth:`predict_interval`. With ``channel_independent``, a sample
+    is one channel of one window and ``batch_size`` counts such univariate windows. :meth:`score`
+    is the *negative* MSE; :meth:`mse` and :meth:`mae` the errors. The series is standardised per
+    channel with its training part's statistics (``channel_mean_``, ``channel_scale_``), the unit
+    of the loss and of the long-horizon benchmarks.
 
     Attributes
     ----------
     module_ : the trained :class:`tsattn.nn.forecasting.ForecastingTransformer`; ``n_channels_``.
     channel_mean_, channel_scale_ : ndarray (n_channels,), training statistics.
     last_context_ : ndarray (context_length, n_channels), the end of the training series.
-    history_, best_epoch_, n_epochs_, interrupted_ : training record (see ``tsattn.training``).
+    patch_len_ : the patch length used (``patch_len='auto'``: ``context_length // 6``, at most 16).
+    blend_ : float, the network's share in the forecast (1 without anchor or validation data).
+    interval_table_, interval_floor_, interval_source_ : the calibrated normalised errors.
+    history_, best_epoch_, n_epochs_, n_steps_, max_steps_, eval_steps_, interrupted_ : training
+        record; an "epoch" of ``history_`` is a validation round of ``eval_steps_`` steps.
     """
 
     horizon: int = param(96, [POSITIVE_INT], "Steps forecast after each context.", kw_only=False)
@@ -65,50 +66,57 @@ class TSForecaster(BaseTSEstimator):
         96, [Interval(Integral, 2, None, closed="left")], "Steps of history the network reads "
         "(the last ``context_length`` rows of a context).", kw_only=False,
     )  # fmt: skip
-    attention: str = param("s3", **ATTENTION, kw_only=False)
+    attention: str = param("softmax", **ATTENTION, kw_only=False)
     head: str = param(
-        "fourier", [StrOptions(set(FORECAST_HEADS))], "``'fourier'``: project the encoded tokens "
-        "back to the channels and extrapolate them by their ``1 + 2*n_harm`` lowest Fourier "
-        "harmonics (Algorithm 4 of 002). ``'linear'``: map the flattened encoded window linearly "
-        "to the horizon."
+        "linear", [StrOptions(set(FORECAST_HEADS))], "``'linear'``: map the flattened encoded "
+        "window linearly to the horizon. ``'fourier'``: extrapolate the tokens' ``1 + 2*n_harm`` "
+        "lowest harmonics (Algorithm 4 of 002); its network lost to the linear one on ILI and "
+        "ETTh1 validation and tied on Exchange (``docs/results/forecast_defaults/``); it suits "
+        "series made of a few stable cycles."
     )
     n_harm: int = param(8, [Interval(Integral, 0, None, closed="left")], "Harmonics of the Fourier head.")
+    anchor: str | None = param(
+        "linear", [StrOptions(set(_anchor.ANCHORS)), None], "Simple forecaster blended with the "
+        "network by a weight chosen on the validation windows (``blend_``): ``'linear'``, a ridge "
+        "regression of the horizon on the context shared by the channels (naive persistence and "
+        "mean reversion, as an autoregressive model); ``'last'``, the last value; None: the "
+        "network alone."
+    )
     instance_norm: bool = param(
         True, ["boolean"], "Normalise each window by its mean and ``sqrt(var + instance_norm_eps)`` "
         "over time and de-normalise the output."
     )
     instance_norm_eps: float = param(
         1e-5, [Interval(Real, 0, None, closed="neither")], "Added to each window's variance. "
-        "``1e-5`` is RevIN's: every window is scaled to unit variance, so the network sees the same "
-        "input whatever the window's level and scale. ``1.0`` is Algorithm 3 of 002 exactly: a floor "
-        "that leaves windows flatter than the training series unscaled, which hurts where the scale "
-        "drifts after the training period (``docs/results/forecast/``).",
+        "``1e-5`` is RevIN's; ``1.0`` is Algorithm 3 of 002, a floor that leaves flat windows "
+        "unscaled, which hurts where the scale drifts (``docs/results/forecast/``).",
         hint="1.0 is Algorithm 3 of 002, 1e-5 RevIN's.",
     )
     channel_independent: bool = param(
         True, ["boolean"], "Encode each channel as its own univariate series with shared weights "
         "(PatchTST/DLinear style); False puts all channels of a time step in one token."
     )
-    patch_len: int = param(
-        16, [POSITIVE_INT], "Time steps per token (non-overlapping patches, as PatchTST; at most "
-        "``context_length``). 1 is one token per step, as in 002; patches shorten the attended "
-        "sequence ``patch_len``-fold and give each token local shape (``docs/results/forecast/``)."
+    patch_len: int | str = param(
+        "auto", [POSITIVE_INT, StrOptions({"auto"})], "Time steps per token (non-overlapping "
+        "patches, at most ``context_length``); ``'auto'``: ``min(16, context_length // 6)``."
     )
     max_train_windows: int | None = param(
         None, [POSITIVE_INT, None], "Train on a random subset (fixed by ``random_state``) of at "
-        "most this many training windows; None uses all. Bounds the cost of an epoch on long series."
+        "most this many training windows; None uses all."
     )
     d_model: int = default(32)
     n_heads: int = default(4)
     n_layers: int = default(2)
     dim_feedforward: int = default(64)
     dropout: float = default(0.1)
-    attention_dropout: float = default(0.1)
-    max_epochs: int = default(30)
-    lr_schedule: str | None = default(None)
+    attention_dropout: float = default(0.0)
+    batch_size: int = default(256)
+    max_epochs: int | None = default(None)
+    max_steps: int | str | None = default("auto")
+    lr_schedule: str | None = default("warmup_cosine")
     weight_decay: float = default(0.0)
     validation_fraction: float = default(0.1)
-    patience: int | None = default(5)
+    patience: int | None = default(None)
 
     _network = ForecastingTransformer
 
@@ -116,133 +124,126 @@ class TSForecaster(BaseTSEstimator):
         return torch.nn.functional.mse_loss(output, target)
 
     def fit(self, y: Any, y_val: Any = None) -> TSForecaster:
-        """Train on the series ``y``; returns ``self``.
-
-        Parameters
-        ----------
-        y : array (T,) or (T, n_channels), pandas Series or DataFrame
-            One series, oldest row first. A ``DatetimeIndex`` must be increasing without duplicates;
-            :meth:`predict` continues it.
-        y_val : same format, optional
-            A validation series for early stopping (e.g. the standard validation split, starting
-            ``context_length`` rows before its first target). Default: the end of ``y``.
-        """
+        """Train on the series ``y`` (array ``(T,)`` or ``(T, C)``, Series or DataFrame, oldest row
+        first; a ``DatetimeIndex`` must increase without duplicates and :meth:`predict` continues
+        it). ``y_val``: a validation series in the same format (e.g. the standard validation split,
+        starting ``context_length`` rows before its first target); default the end of ``y``."""
         spec = self._validate()
-        return self._train(*self._build(y, y_val, spec), fixed_len=True)
+        train_data, valid_data, seed, rng = self._build(y, y_val, spec)
+        self._train(train_data, valid_data, seed, rng, fixed_len=True)
+        self._calibrate(train_data, valid_data, rng)
+        return self
 
     def _validate(self) -> AttentionSpec:
         spec = super()._validate()
-        if self.patch_len > self.context_length:
+        if self.patch_len != "auto" and self.patch_len > self.context_length:
             raise ValueError(f"patch_len={self.patch_len} exceeds context_length="
                              f"{self.context_length}; choose a patch no longer than the context.")
         return spec
 
+    def _auto_steps(self, n_train: int) -> int:
+        passes = round(AUTO_PASSES * n_train / self.batch_size)
+        return int(np.clip(passes, AUTO_MIN_STEPS, AUTO_MAX_STEPS))
+
+    def _budget(self, n_train: int) -> tuple[int, int]:
+        """``(rounds, steps)``: the step budget cut into ``ROUNDS`` validation rounds."""
+        epochs, steps = super()._budget(n_train)
+        steps = epochs * -(-n_train // self.batch_size) if steps is None else steps
+        self.eval_steps_ = max(1, -(-steps // ROUNDS))
+        return -(-steps // self.eval_steps_), steps
+
     def _build(self, y: Any, y_val: Any, spec: AttentionSpec):
-        """Windows, standardisation, validation series and ``network_params_`` (as the core's)."""
-        values, self.input_kind_ = as_series(y, "y")
-        check_length(values, self.context_length, self.horizon, "y")
+        """Windows, standardisation, validation samples and ``network_params_`` (as the core's)."""
+        values, self.input_kind_, train_vals, valid_vals = _series.read_fit_series(
+            y, y_val, self.validation_fraction, self.context_length, self.horizon)
         self.n_channels_ = self.n_features_in_ = values.shape[1]
         seed, rng = self._random()
-        train_vals, valid_vals = values, None
-        if y_val is not None:
-            valid_vals, _ = as_series(y_val, "y_val")
-            check_channels(valid_vals, self.n_channels_, "y_val")
-            check_length(valid_vals, self.context_length, self.horizon, "y_val")
-        elif self.validation_fraction > 0:
-            train_vals, valid_vals = hold_out_tail(
-                values, self.validation_fraction, self.context_length, self.horizon
-            )
         self.channel_mean_, self.channel_scale_ = self._standardisation(train_vals)
         self.last_context_ = values[-self.context_length :].copy()
-
+        self.patch_len_ = (min(16, max(1, self.context_length // 6)) if self.patch_len == "auto"
+                           else int(self.patch_len))  # fmt: skip
         self.device_ = resolve_device(self.device)
-        train_data = self._window_data(train_vals, rng, self.max_train_windows)
-        valid_data = self._window_data(valid_vals, rng, None) if valid_vals is not None else None
+        train_data = self._windows(train_vals, rng, self.max_train_windows)
+        self._budget(len(train_data))  # sets eval_steps_, the length of a validation round
+        train_data.round_steps = self.eval_steps_
+        valid_data = None
+        if valid_vals is not None:
+            valid_data = self._windows(valid_vals, rng, None).sample(MAX_VALID_SAMPLES, rng)
         if self.max_len is None and "max_len" in spec.params:  # a window's tokens, exactly
-            n_tokens = -(-self.context_length // self.patch_len)
-            spec = AttentionSpec(spec.name, {**spec.params, "max_len": n_tokens})
+            spec = AttentionSpec(spec.name, {**spec.params, "max_len": -(-self.context_length
+                                                                         // self.patch_len_)})
         self.network_params_ = dict(
             n_channels=self.n_channels_, context_length=int(self.context_length),
             horizon=int(self.horizon), head=self.head, n_harm=int(self.n_harm),
             instance_norm=bool(self.instance_norm), instance_norm_eps=float(self.instance_norm_eps),
-            channel_independent=bool(self.channel_independent), patch_len=int(self.patch_len),
-            **self._trunk_params(spec),
+            channel_independent=bool(self.channel_independent), patch_len=self.patch_len_,
+            anchor=self.anchor is not None, **self._trunk_params(spec),
         )  # fmt: skip
         return train_data, valid_data, seed, rng
 
-    def _window_data(self, values: np.ndarray, rng: np.random.Generator, limit: int | None) -> TensorData:
-        ctx, tgt = sliding_windows(self._scale(values), self.context_length, self.horizon)
-        if limit is not None and len(ctx) > limit:
-            keep = np.sort(rng.choice(len(ctx), size=limit, replace=False))
-            ctx, tgt = ctx[keep], tgt[keep]
-        return self._tensors(np.asarray(ctx), np.asarray(tgt))
+    def _windows(self, values: np.ndarray, rng: np.random.Generator, limit: int | None) -> WindowData:
+        series = torch.tensor(self._scale(values), dtype=torch.float32, device=self.device_)
+        starts = np.arange(len(values) - self.context_length - self.horizon + 1)
+        if limit is not None and len(starts) > limit:
+            starts = np.sort(rng.choice(starts, size=limit, replace=False))
+        return WindowData(series, self.context_length, self.horizon, starts,
+                          bool(self.channel_independent))  # fmt: skip
 
-    def _tensors(self, contexts: np.ndarray, targets: np.ndarray | None = None) -> TensorData:
-        dev = self.device_
-        y = None if targets is None else torch.tensor(targets, dtype=torch.float32, device=dev)
-        lengths = torch.full((len(contexts),), self.context_length, dtype=torch.long, device=dev)
-        return TensorData(torch.tensor(contexts, dtype=torch.float32, device=dev), lengths, y)
+    def _calibrate(self, train_data: WindowData, valid_data, rng: np.random.Generator) -> None:
+        """The anchor, ``blend_`` and the interval table from the validation samples (training
+        samples, at most ``MAX_VALID_SAMPLES``, when there are none)."""
+        self.interval_source_ = "validation" if valid_data is not None else "train"
+        if valid_data is None:
+            valid_data = train_data.sample(MAX_VALID_SAMPLES, rng)
+        contexts, targets = (t.double().cpu().numpy() for t in (valid_data.x, valid_data.y))
+        forecast = self._predict_tensor(valid_data, True).double().numpy()
+        self.blend_, forecast = _anchor.attach(self.module_, self.anchor, train_data, contexts,
+                                               targets, forecast, rng,
+                                               self.interval_source_ == "validation")  # fmt: skip
+        self.interval_table_, self.interval_floor_ = _intervals.calibrate(contexts, forecast, targets)
 
     def _scale(self, values: np.ndarray) -> np.ndarray:
         return (values - self.channel_mean_) / self.channel_scale_
 
-    def _forecast_windows(self, contexts: np.ndarray) -> np.ndarray:
-        """``(n, >= context_length, C)`` unscaled -> ``(n, horizon, C)`` unscaled, float64."""
-        out = self._predict_tensor(self._tensors(self._scale(contexts[:, -self.context_length :])), True)
-        return out.numpy().astype(np.float64) * self.channel_scale_ + self.channel_mean_
-
-    def predict(self, y_context: Any = None) -> np.ndarray | pd.DataFrame | pd.Series:
-        """Forecast the ``horizon`` steps after a context.
-
-        Parameters
-        ----------
-        y_context : None, one series, or an array ``(n_windows, length, n_channels)``
-            None: the steps after the end of the training series. One series (same formats as in
-            :meth:`fit`, at least ``context_length`` rows; the last ``context_length`` are used):
-            the steps after it. A 3-D array of contexts (at least one window): every window's
-            forecast, computed in batches.
-
-        Returns
-        -------
-        For one series, the same kind as the input (``(horizon,)``, ``(horizon, C)``, or a
-        Series/DataFrame whose index continues the input's); for 3-D input ``(n_windows, horizon, C)``.
-        """
+    def _forecast(self, y_context: Any, alpha: np.ndarray | None = None):
+        """``(forecasts, info)``: unscaled ``(n, horizon, C)`` point forecasts, or with ``alpha``
+        ``(n, horizon, C, len(alpha))`` quantiles, and the input's kind (None for 3-D input)."""
         check_is_fitted(self, "module_")
         if y_context is None:
-            values, info = self.last_context_, self.input_kind_
+            values, info = self.last_context_[None], self.input_kind_
         else:
-            if getattr(y_context, "ndim", np.ndim(y_context)) == 3:
-                contexts = as_windows(y_context, self.n_channels_, "y_context")
-                check_length(contexts[0], self.context_length, 0, "y_context")
-                return self._forecast_windows(contexts)
-            values, info = as_series(y_context, "y_context")
-            check_channels(values, self.n_channels_, "y_context")
-            check_length(values, self.context_length, 0, "y_context")
-        return format_output(self._forecast_windows(values[None])[0], info)
+            values, info = _series.read_contexts(y_context, self.n_channels_, self.context_length)
+        contexts = self._scale(values[:, -self.context_length :])
+        out = self._predict_tensor(_series.window_tensors(contexts, self.device_), True).double().numpy()
+        mean, scale = self.channel_mean_, self.channel_scale_
+        if alpha is None:
+            return out * scale + mean, info
+        out = _intervals.quantiles(out, contexts, self.interval_table_, self.interval_floor_, alpha)
+        return out * scale[:, None] + mean[:, None], info
 
-    def mse(self, y_context_windows: Any, y_true_windows: Any) -> float:
-        """Mean squared error of the forecasts of ``y_context_windows (n, L, C)`` against
-        ``y_true_windows (n, horizon, C)``, averaged over every window, step and channel."""
-        return float(np.mean(self._errors(y_context_windows, y_true_windows) ** 2))
+    def predict(self, y_context: Any = None) -> Any:
+        """Forecast the ``horizon`` steps after a context: None, the end of the training series;
+        one series (formats of :meth:`fit`, at least ``context_length`` rows, the last ones used);
+        or a 3-D array ``(n_windows, length, n_channels)`` of contexts. Returns the input's kind
+        (``(horizon,)``, ``(horizon, C)``, or a Series/DataFrame whose index continues the input's);
+        ``(n_windows, horizon, C)`` for 3-D input."""
+        out, info = self._forecast(y_context)
+        return out if info is None else _series.format_output(out[0], info)
 
-    def mae(self, y_context_windows: Any, y_true_windows: Any) -> float:
-        """Mean absolute error; arguments as :meth:`mse`."""
-        return float(np.mean(np.abs(self._errors(y_context_windows, y_true_windows))))
+    def predict_quantiles(self, y_context: Any = None, alpha: Any = (0.1, 0.5, 0.9)) -> Any:
+        """Quantiles at levels ``alpha`` (calibrated on the validation errors): arrays with a last
+        axis over ``alpha``, or for pandas input a DataFrame with columns ``(column, alpha)`` on the
+        continued index. ``y_context`` as in :meth:`predict`."""
+        alpha = _intervals.check_levels(alpha)
+        out, info = self._forecast(y_context, alpha)
+        return out if info is None else _series.format_quantiles(out[0], info, alpha)
 
-    def score(self, y_context_windows: Any, y_true_windows: Any) -> float:
-        """*Negative* MSE (higher is better, as scikit-learn's model selection expects)."""
-        return -self.mse(y_context_windows, y_true_windows)
-
-    def _errors(self, contexts: Any, targets: Any) -> np.ndarray:
-        check_is_fitted(self, "module_")
-        contexts = np.asarray(contexts, dtype=np.float64)
-        targets = np.asarray(targets, dtype=np.float64)
-        if contexts.ndim == 2:
-            contexts, targets = contexts[None], targets.reshape(1, len(targets), -1)
-        expected = (contexts.shape[0], self.horizon, self.n_channels_)
-        if targets.shape != expected:
-            raise ValueError(
-                f"y_true_windows must have shape (n_windows, horizon, n_channels) = {expected}; "
-                f"got {targets.shape}."
-            )
-        return self.predict(contexts) - targets
+    def predict_interval(self, y_context: Any = None, coverage: float = 0.9) -> tuple[Any, Any]:
+        """``(lower, upper)``: the bounds of the central ``coverage`` interval (quantiles
+        ``(1 -/+ coverage) / 2``), each of :meth:`predict`'s kind."""
+        if not 0 < coverage < 1:
+            raise ValueError(f"coverage must be strictly between 0 and 1; got {coverage}.")
+        out, info = self._forecast(y_context, np.array([(1 - coverage) / 2, (1 + coverage) / 2]))
+        lower, upper = (out[..., k] if info is None else _series.format_output(out[0, ..., k], info)
+                        for k in (0, 1))  # fmt: skip
+        return lower, upper

@@ -24,6 +24,7 @@ from tsattn.nn.trunk import EncoderTrunk
 __all__ = [
     "FORECAST_HEADS",
     "FourierExtrapolation",
+    "LinearAnchor",
     "LinearForecastHead",
     "ForecastingTransformer",
     "fourier_extrapolate",
@@ -92,6 +93,25 @@ class LinearForecastHead(nn.Module):
         return self.linear(self.dropout(h).reshape(b, -1)).reshape(b, self.horizon, self.c_out)
 
 
+class LinearAnchor(nn.Module):
+    """A fixed linear forecaster on the raw window: ``(B, L, C)`` -> ``(B, horizon, C)``, the same
+    map for every channel: ``out[:, k, c] = weight[k] @ x[:, :, c] + bias[k]``.
+
+    Its weights are buffers set by the estimator (a ridge regression fitted in closed form, or the
+    last value repeated), not trained by gradient; the network blends its forecast with this one.
+    """
+
+    def __init__(self, context_length: int, horizon: int) -> None:
+        super().__init__()
+        weight = torch.zeros(horizon, context_length)
+        weight[:, -1] = 1.0  # the last value repeated until the estimator sets the weights
+        self.register_buffer("weight", weight)
+        self.register_buffer("bias", torch.zeros(horizon))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.einsum("blc,kl->bkc", x, self.weight.to(x.dtype)) + self.bias.to(x.dtype)[:, None]
+
+
 class ForecastingTransformer(EncoderTrunk):
     """Window ``(B, context_length, n_channels)`` -> forecast ``(B, horizon, n_channels)``.
 
@@ -112,6 +132,9 @@ class ForecastingTransformer(EncoderTrunk):
     patch_len : steps per token (:class:`~tsattn.nn.tokenizers.PatchTokenizer`). ``1`` is one
         token per time step as in 002. The Fourier head decodes every token back to ``patch_len``
         steps, drops the tokeniser's left padding and extrapolates the ``context_length`` steps.
+    anchor : add a :class:`LinearAnchor` on the raw window; the output is then
+        ``blend * network + (1 - blend) * anchor`` with ``blend`` a buffer (1 until the estimator
+        sets it, so training sees the network alone).
     **trunk : the trunk's parameters (:class:`~tsattn.nn.trunk.EncoderTrunk`), with its defaults.
         A length-dependent attention hyperparameter left unset (``s3``'s ``max_len``) covers
         exactly the tokens of a window.
@@ -129,6 +152,7 @@ class ForecastingTransformer(EncoderTrunk):
         instance_norm_eps: float = 1.0,
         channel_independent: bool = True,
         patch_len: int = 1,
+        anchor: bool = False,
         **trunk: Any,
     ) -> None:
         if head not in FORECAST_HEADS:
@@ -156,12 +180,15 @@ class ForecastingTransformer(EncoderTrunk):
             self.head: nn.Module = FourierExtrapolation(horizon, n_harm)
         else:
             self.head = LinearForecastHead(n_tokens, self.d_model, horizon, c, self.dropout_rate)
+        self.anchor = LinearAnchor(context_length, horizon) if anchor else None
+        self.register_buffer("blend", torch.ones(()))
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
         """``x (B, n, C)`` -> ``(B, horizon, C)``; windows are complete, so ``mask`` must be None."""
         if mask is not None:
             raise ValueError("forecasting windows have no padding; mask must be None.")
         b, n, c = x.shape
+        raw = x
         if self.instance_norm:
             mean = x.mean(dim=1, keepdim=True)
             std = torch.sqrt(x.var(dim=1, keepdim=True) + self.instance_norm_eps)  # unbiased, as Algorithm 3
@@ -179,4 +206,6 @@ class ForecastingTransformer(EncoderTrunk):
             out = out.reshape(b, c, self.horizon).permute(0, 2, 1)
         if self.instance_norm:
             out = out * std + mean
+        if self.anchor is not None and bool(self.blend < 1):
+            out = self.blend * out + (1 - self.blend) * self.anchor(raw)
         return out

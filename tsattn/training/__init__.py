@@ -2,7 +2,8 @@
 
 Every estimator trains through :func:`train` with :class:`EarlyStopping`, :class:`NaNGuard`,
 :class:`LRScheduler` and :class:`ProgressBar` followed by the user's callbacks, and predicts
-through :func:`predict`. Data lives on the device as padded tensors (:class:`TensorData`).
+through :func:`predict`. Data lives on the device as padded tensors (:class:`TensorData`), or
+as one series cut into windows on the fly (:class:`WindowData`).
 """
 
 from tsattn.training.augment import SliceAndScale
@@ -18,6 +19,7 @@ from tsattn.training.callbacks import (
 from tsattn.training.data import TensorData
 from tsattn.training.device import PRECISIONS, autocast, resolve_device, seeded
 from tsattn.training.loop import TrainResult, predict, train
+from tsattn.training.windows import WindowData
 
 __all__ = [
     "Callback",
@@ -31,6 +33,7 @@ __all__ = [
     "TensorData",
     "TrainResult",
     "TrainingDivergedError",
+    "WindowData",
     "autocast",
     "predict",
     "resolve_device",

@@ -1,0 +1,36 @@
+"""Training windows cut on the fly from one series (:class:`tsattn.training.WindowData`)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from tsattn.datasets.forecasting import sliding_windows
+from tsattn.training import WindowData
+
+
+@pytest.mark.parametrize("channel_independent", [True, False])
+def test_window_data_serves_the_sliding_windows(channel_independent):
+    series = np.random.default_rng(0).normal(size=(40, 3))
+    ctx, tgt = sliding_windows(series, 8, 5)
+    data = WindowData(torch.tensor(series), 8, 5, channel_independent=channel_independent)
+    all_ = data.materialise()
+    if channel_independent:  # sample i is channel i % C of window i // C
+        ctx = ctx.transpose(0, 2, 1).reshape(-1, 8, 1)
+        tgt = tgt.transpose(0, 2, 1).reshape(-1, 5, 1)
+    assert len(data) == len(ctx)
+    np.testing.assert_array_equal(all_.x.numpy(), ctx)
+    np.testing.assert_array_equal(all_.y.numpy(), tgt)
+    idx = torch.tensor([5, 0, 7])
+    np.testing.assert_array_equal(data.y[idx].numpy(), tgt[[5, 0, 7]])
+
+
+def test_rounds_continue_one_shuffled_stream():
+    """Rounds shorter than an epoch see every sample once before any sample twice."""
+    data = WindowData(torch.zeros(20, 1), 4, 2, round_steps=2)  # 15 samples
+    rng = np.random.default_rng(0)
+    first = np.concatenate(data.shuffled_batches(3, rng) + data.shuffled_batches(3, rng)
+                           + data.shuffled_batches(1, rng))  # fmt: skip
+    assert len(first) == 14 and len(set(first.tolist())) == 14
+    assert len(data.sample(100, rng)) == 15 and len(data.sample(6, rng)) == 6

@@ -1,0 +1,200 @@
+"""The report of ``tsattn bench forecast``: ``results.md`` (ours beside the peers, the baselines and
+the published numbers of the catalogue) and plots of sample forecasts, rebuilt from everything
+recorded in the output folder, so a resumed or extended run reports all of its rows."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["plot_samples", "published", "save_samples", "write_report"]
+
+
+def _order(models) -> list[str]:
+    from tsattn.benchmarks.forecast_baselines import BASELINES
+    from tsattn.benchmarks.forecast_peers import PEERS
+
+    rank = {m: i for i, m in enumerate([*PEERS, *BASELINES])}
+    return sorted(models, key=lambda m: (not m.startswith("tsattn"), rank.get(m, -1), m))
+
+
+def published(dataset: str) -> list[tuple[str, str, pd.DataFrame]]:
+    """The catalogue's published forecasting tables for ``dataset``: ``(source, metric, table)``
+    with a row per horizon (``h=96``...) or ``avg`` and a column per model."""
+    from tsattn.datasets.catalogue import catalogue
+
+    tables = []
+    for pub in catalogue()["published"]:
+        if pub.get("archive") != "forecasting":
+            continue
+        rows = {}
+        for key, values in pub["rows"].items():
+            name, _, what = key.partition(" ")
+            if name == dataset:
+                rows[what or "avg"] = values
+        if rows:
+            tables.append((pub["source"], pub["metric"],
+                           pd.DataFrame.from_dict(rows, orient="index", columns=pub["columns"])))
+    return tables
+
+
+def _cell(mean: float, std: float, best: bool) -> str:
+    text = f"{mean:.4f}" + ("" if std != std else f" ± {std:.4f}")
+    return f"**{text}**" if best else text
+
+
+def _metric_table(frame: pd.DataFrame, metric: str, horizons: list[int]) -> list[str]:
+    stats = frame.groupby(["model", "horizon"])[metric].agg(["mean", "std", "size"])
+    models = _order(frame["model"].unique())
+    best = {h: stats.xs(h, level="horizon")["mean"].min() for h in horizons
+            if h in stats.index.get_level_values("horizon")}  # fmt: skip
+    lines = ["| model | " + " | ".join(f"h={h}" for h in horizons) + " | mean | seeds |",
+             "|---" * (len(horizons) + 3) + "|"]  # fmt: skip
+    for m in models:
+        cells, means = [], []
+        for h in horizons:
+            if (m, h) in stats.index:
+                s = stats.loc[(m, h)]
+                cells.append(_cell(s["mean"], s["std"], np.isclose(s["mean"], best[h])))
+                means.append(s["mean"])
+            else:
+                cells.append("-")
+        avg = f"{np.mean(means):.4f}" + ("" if len(means) == len(horizons) else " (partial)")
+        n = stats.loc[m]["size"].max() if m in stats.index.get_level_values(0) else 0
+        lines.append(f"| {m} | " + " | ".join(cells) + f" | {avg if means else '-'} | {n} |")
+    return lines
+
+
+def _summary(frame: pd.DataFrame) -> list[str]:
+    from tsattn.benchmarks.forecast_peers import PEERS
+
+    lines = ["| dataset | model | mean MSE over horizons | best peer (mean MSE) | horizons below "
+             "every peer | horizons at or below min(naive_last, ar) |", "|---|---|---|---|---|---|"]
+    for dataset, part in frame.groupby("dataset", sort=False):
+        means = part.groupby(["model", "horizon"])["mse"].mean().unstack()
+        horizons = list(means.columns)
+        peers = [p for p in PEERS if p in means.index and means.loc[p].notna().all()]
+        best_peer = min(peers, key=lambda p: means.loc[p].mean()) if peers else None
+        trivial = means.loc[[m for m in ("naive_last", "ar") if m in means.index]].min()
+        for model in [m for m in _order(means.index) if m.startswith("tsattn")]:
+            row = means.loc[model]
+            below = [h for h in horizons if peers and row[h] < means.loc[peers, h].min()]
+            at_trivial = [h for h in horizons if len(trivial) and row[h] <= trivial[h]]
+            peer_text = f"{best_peer} ({means.loc[best_peer].mean():.4f})" if best_peer else "-"
+            lines.append(f"| {dataset} | {model} | {row.mean():.4f} | {peer_text} | "
+                         f"{len(below)}/{len(horizons)} | {len(at_trivial)}/{len(horizons)} |")
+    return lines
+
+
+def write_report(out: Path, results: pd.DataFrame, config) -> None:
+    """Write ``out/results.md`` from every row of ``results``."""
+    ok = results[results["status"] == "ok"].copy()
+    failed = results[results["status"] != "ok"]
+    lines = [
+        "# Long-horizon forecasting: MSE / MAE on the train-scaled data, every window of the "
+        "scored split", "",
+        "Mean ± standard deviation over seeds; **bold**: the lowest mean of the column. "
+        "`tsattn:*` is `TSForecaster` with its defaults (and the run's `params`); peers are "
+        "neuralforecast's models with their defaults and the same optimiser steps "
+        "(`tsattn.benchmarks.forecast_peers`); `naive_last` repeats the last value, "
+        "`seasonal_naive` the last season, `ar` is a per-channel statsmodels AutoReg fitted on "
+        "train. Coverage: the share of target values inside `TSForecaster`'s 80% / 95% intervals.",
+        "",
+    ]
+    if len(ok):
+        lines += ["## Summary", "", *_summary(ok), ""]
+    for (dataset, split), part in ok.groupby(["dataset", "split"], sort=False):
+        horizons = sorted(part["horizon"].unique())
+        context = part["context_length"].iloc[0]
+        lines += [f"## {dataset} ({split} split, context {context}, "
+                  f"{part['n_windows'].max()} windows at h={horizons[0]})", ""]
+        for metric in ("mse", "mae"):
+            lines += [f"{metric.upper()}:", "", *_metric_table(part, metric, horizons), ""]
+        ours = part[part["model"].str.startswith("tsattn")]
+        if len(ours):
+            cov = ours.groupby(["model", "horizon"])[["cov80", "cov95", "width80", "blend"]].mean()
+            lines += ["Intervals and blend (`blend_`: the network's share), mean over seeds:", "",
+                      "| model | horizon | coverage 80% | coverage 95% | width of 80% | blend |",
+                      "|---|---|---|---|---|---|"]  # fmt: skip
+            lines += [f"| {m} | {h} | {r.cov80:.3f} | {r.cov95:.3f} | {r.width80:.3f} | {r.blend:.2f} |"
+                      for (m, h), r in cov.iterrows()]  # fmt: skip
+            lines.append("")
+        cost = part.groupby(["model", "horizon"])[["fit_s", "n_steps"]].mean().unstack("horizon")
+        lines += ["Seconds per fit (steps), mean over seeds:", "",
+                  "| model | " + " | ".join(f"h={h}" for h in horizons) + " |",
+                  "|---" * (len(horizons) + 1) + "|"]  # fmt: skip
+        for m in _order(cost.index):
+            cells = [f"{cost.loc[m, ('fit_s', h)]:.0f}" + (
+                f" ({cost.loc[m, ('n_steps', h)]:.0f})" if cost.loc[m, ("n_steps", h)] == cost.loc[
+                    m, ("n_steps", h)] else "") if ("fit_s", h) in cost.columns else "-"
+                     for h in horizons]  # fmt: skip
+            lines.append(f"| {m} | " + " | ".join(cells) + " |")
+        lines.append("")
+        for source, metric, table in published(dataset):
+            lines += [f"Published ({source}; {metric}):", "",
+                      "| | " + " | ".join(table.columns) + " |", "|---" * (len(table.columns) + 1) + "|"]
+            lines += [f"| {idx} | " + " | ".join(map(str, row)) + " |" for idx, row in table.iterrows()]
+            lines.append("")
+    if len(failed):
+        lines += ["## Failed fits", "", "| dataset | horizon | model | seed | error |", "|---|---|---|---|---|"]
+        lines += [f"| {r.dataset} | {r.horizon} | {r.model} | {r.seed} | {r.error} |"
+                  for r in failed.itertuples()]  # fmt: skip
+    (out / "results.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def _samples_path(out: Path, dataset: str, split: str, horizon: int) -> Path:
+    return out / "samples" / f"{dataset}_{split}_h{horizon}.npz"
+
+
+def save_samples(out: Path, data, horizon: int, model: str, contexts: np.ndarray,
+                 targets: np.ndarray, pred: np.ndarray, band, n_plot: int) -> None:  # fmt: skip
+    """Keep ``n_plot`` evenly spread windows of the last channel for the plots."""
+    if n_plot < 1:
+        return
+    path = _samples_path(out, data.name, data.part, horizon)
+    path.parent.mkdir(exist_ok=True)
+    picks = np.linspace(0, len(contexts) - 1, n_plot).astype(int)
+    arrays = dict(np.load(path)) if path.is_file() else {}
+    arrays.setdefault("context", contexts[picks, :, -1].astype(np.float32))
+    arrays.setdefault("truth", targets[picks, :, -1].astype(np.float32))
+    arrays["picks"] = picks
+    arrays[f"pred:{model}"] = pred[picks, :, -1].astype(np.float32)
+    if band is not None:
+        arrays[f"lo:{model}"] = band[0][picks, :, -1].astype(np.float32)
+        arrays[f"hi:{model}"] = band[1][picks, :, -1].astype(np.float32)
+    np.savez_compressed(path, **arrays)
+
+
+def plot_samples(out: Path, data, horizon: int) -> None:
+    """``out/plots/<dataset>_<split>_h<horizon>.png`` from the kept samples."""
+    path = _samples_path(out, data.name, data.part, horizon)
+    if not path.is_file():
+        return
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    arrays = dict(np.load(path))
+    models = _order([k.split(":", 1)[1] for k in arrays if k.startswith("pred:")])
+    n_plot, length = arrays["context"].shape
+    fig, axes = plt.subplots(n_plot, 1, figsize=(10, 2.4 * n_plot), squeeze=False)
+    steps = np.arange(length, length + horizon)
+    for i, ax in enumerate(axes[:, 0]):
+        ax.plot(np.arange(length), arrays["context"][i], color="black", lw=1, label="context")
+        ax.plot(steps, arrays["truth"][i], color="black", lw=1, ls="--", label="truth")
+        for m in models:
+            line, = ax.plot(steps, arrays[f"pred:{m}"][i], lw=1.2 if m.startswith("tsattn") else 0.8,
+                            label=m)  # fmt: skip
+            if f"lo:{m}" in arrays:
+                ax.fill_between(steps, arrays[f"lo:{m}"][i], arrays[f"hi:{m}"][i],
+                                color=line.get_color(), alpha=0.2, label=f"{m} 80%")  # fmt: skip
+        ax.set_title(f"{data.name} ({data.part}) window {arrays['picks'][i]}, channel "
+                     f"{data.columns[-1]}, h={horizon}", fontsize=9)  # fmt: skip
+    axes[0, 0].legend(fontsize=6, ncol=5)
+    fig.tight_layout()
+    (out / "plots").mkdir(exist_ok=True)
+    fig.savefig(out / "plots" / f"{data.name}_{data.part}_h{horizon}.png", dpi=70)
+    plt.close(fig)

@@ -1,0 +1,114 @@
+"""Training windows cut from one series on the fly, so that wide or long series never exist as
+copies of every window (Traffic's 862 channels would take about 8 GB as float32 windows).
+
+:class:`WindowData` serves the training loop like :class:`~tsattn.training.TensorData`
+(``len``, ``shuffled_batches``, ``batch``, ``y[idx]``) from the series itself, ``(T, C)`` on the
+device. A sample is a window start, or with ``channel_independent`` a ``(window start, channel)``
+pair, so a batch holds univariate windows and its cost does not grow with the channel count.
+``round_steps`` cuts training into evaluation rounds of that many optimiser steps: each call of
+:meth:`WindowData.shuffled_batches` continues one shuffled stream of samples, so a step budget
+smaller than an epoch over every sample still sees each sample at most once per pass.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+__all__ = ["WindowData"]
+
+
+class _Targets:
+    """``data.y[idx]``: the target windows of samples ``idx``, gathered when asked for."""
+
+    def __init__(self, data: WindowData) -> None:
+        self.data = data
+
+    def __getitem__(self, idx: torch.Tensor) -> torch.Tensor:
+        return self.data.gather(idx, target=True)
+
+
+class WindowData:
+    """Every window of ``context_length + horizon`` steps of ``series (T, C)`` starting at ``starts``.
+
+    Parameters
+    ----------
+    series : tensor (T, C), float, on the training device.
+    context_length, horizon : steps of input and of target per window.
+    starts : int array of window starts (default: every start whose target fits).
+    channel_independent : a sample is one channel of one window, ``x (b, L, 1)``; otherwise a
+        window with every channel, ``x (b, L, C)``.
+    round_steps : batches returned by each :meth:`shuffled_batches` call (None: one pass).
+    """
+
+    def __init__(
+        self,
+        series: torch.Tensor,
+        context_length: int,
+        horizon: int,
+        starts: np.ndarray | None = None,
+        channel_independent: bool = True,
+        round_steps: int | None = None,
+    ) -> None:
+        self.x = series  # the loop reads the device from ``x``
+        self.context_length, self.horizon = int(context_length), int(horizon)
+        n_starts = series.shape[0] - self.context_length - self.horizon + 1
+        if starts is None:
+            starts = np.arange(max(n_starts, 0))
+        self.starts = torch.as_tensor(np.asarray(starts, dtype=np.int64), device=series.device)
+        self.channel_independent = channel_independent
+        self.n_channels = series.shape[1]
+        self.round_steps = round_steps
+        self.y = _Targets(self)
+        self._stream: np.ndarray = np.empty(0, dtype=np.int64)
+        self._offsets = {
+            False: torch.arange(self.context_length, device=series.device),
+            True: torch.arange(self.context_length, self.context_length + self.horizon,
+                               device=series.device),
+        }  # fmt: skip
+
+    def __len__(self) -> int:
+        return len(self.starts) * (self.n_channels if self.channel_independent else 1)
+
+    def gather(self, idx: torch.Tensor, target: bool = False) -> torch.Tensor:
+        """Contexts (``target=False``) or targets of samples ``idx``: ``(b, steps, 1 or C)``."""
+        offsets = self._offsets[target]
+        if self.channel_independent:
+            start = self.starts[idx // self.n_channels]
+            channel = (idx % self.n_channels)[:, None]
+            return self.x[start[:, None] + offsets[None, :], channel].unsqueeze(-1)
+        return self.x[self.starts[idx][:, None] + offsets[None, :]]
+
+    def batch(self, idx: torch.Tensor, fixed_len: bool) -> tuple[torch.Tensor, None]:
+        """Contexts of samples ``idx`` and no mask (windows are complete)."""
+        return self.gather(idx), None
+
+    def shuffled_batches(self, batch_size: int, rng: np.random.Generator) -> list[np.ndarray]:
+        """The next round's batches (all of one pass with ``round_steps=None``)."""
+        if self.round_steps is None:
+            perm = rng.permutation(len(self))
+            return [perm[i : i + batch_size] for i in range(0, len(self), batch_size)]
+        batches = []
+        for _ in range(self.round_steps):
+            while len(self._stream) < min(batch_size, len(self)):  # a new pass after the tail
+                self._stream = np.concatenate([self._stream, rng.permutation(len(self))])
+            batches.append(self._stream[:batch_size])
+            self._stream = self._stream[batch_size:]
+        return batches
+
+    def materialise(self, idx: np.ndarray | None = None):
+        """The samples ``idx`` (default all) as a :class:`~tsattn.training.TensorData`."""
+        from tsattn.training.data import TensorData
+
+        t = torch.arange(len(self), device=self.x.device) if idx is None else torch.as_tensor(
+            np.asarray(idx, dtype=np.int64), device=self.x.device)  # fmt: skip
+        x, y = self.gather(t), self.gather(t, target=True)
+        lengths = torch.full((len(t),), self.context_length, dtype=torch.long, device=x.device)
+        return TensorData(x, lengths, y)
+
+    def sample(self, limit: int, rng: np.random.Generator):
+        """At most ``limit`` samples as a :class:`~tsattn.training.TensorData`: all of them, or
+        a random subset (in order) drawn from ``rng``."""
+        if len(self) <= limit:
+            return self.materialise()
+        return self.materialise(np.sort(rng.choice(len(self), size=limit, replace=False)))
