@@ -73,6 +73,13 @@ def test_anchor_keeps_the_forecaster_at_or_below_naive_on_exchange_validation(ex
     ours = TSForecaster(24, 96, **fit, anchor="last").fit(exchange.scaled("train"), exchange.scaled("val"))
     assert alone.mse(ctx, tgt) > 1.05 * naive
     assert ours.mse(ctx, tgt) <= naive * (1 + 1e-6) and ours.blend_ < 1
+    # the default anchor tries both simple forecasters and keeps the one whose blend errs less
+    auto = TSForecaster(24, 96, **fit).fit(exchange.scaled("train"), exchange.scaled("val"))
+    each = {a: TSForecaster(24, 96, **fit, anchor=a).fit(exchange.scaled("train"), exchange.scaled("val"))
+            for a in ("linear", "last")}  # fmt: skip
+    assert auto.anchor_ in each and auto.mse(ctx, tgt) == pytest.approx(
+        min(e.mse(ctx, tgt) for e in each.values()), rel=1e-6)
+    assert auto.mse(ctx, tgt) <= naive * (1 + 1e-6)
 
 
 # ----------------------------------------------------------------------------- intervals

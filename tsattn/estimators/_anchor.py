@@ -6,6 +6,8 @@ last ones and a constant, in the globally standardised units, one map shared by 
 fitted in closed form (ridge) on the training windows. It contains the last value repeated
 (naive) and the mean reversion an autoregressive model learns, which the instance-normalised
 network cannot represent (it never sees a window's level). ``last``: the last value repeated.
+``auto``: both, each blended, and the one with the lower validation error is kept (``linear``
+without validation windows): on a random walk such as Exchange the last value beats the ridge.
 The share of the network, ``blend``, is the least-squares weight of the two forecasts on the
 validation windows, clipped to [0, 1]: 0 when the network adds nothing there.
 """
@@ -17,7 +19,7 @@ import torch
 
 __all__ = ["ANCHORS", "attach", "fit_blend", "fit_linear_anchor", "last_value_anchor"]
 
-ANCHORS = ("linear", "last")
+ANCHORS = ("auto", "linear", "last")
 #: Rows (window, channel) of the ridge regression at most; a random subset above it.
 MAX_ROWS = 200_000
 #: Ridge penalty per row on the lag weights (not the constant), in standardised units.
@@ -72,26 +74,37 @@ def fit_blend(network: np.ndarray, anchor: np.ndarray, target: np.ndarray) -> fl
 
 def attach(network: torch.nn.Module, anchor: str | None, train_data, contexts: np.ndarray,
            targets: np.ndarray, forecast: np.ndarray, rng: np.random.Generator,
-           validation: bool) -> tuple[float, np.ndarray]:  # fmt: skip
+           validation: bool) -> tuple[float, np.ndarray, str | None]:  # fmt: skip
     """Set ``network``'s anchor from the training windows of ``train_data`` (a
     :class:`~tsattn.training.WindowData`) and, on validation samples (``contexts``, ``targets``,
-    the network's ``forecast``), its blend. Returns ``(blend, blended forecast)``; the blend is 1
-    without anchor or without validation samples."""
+    the network's ``forecast``), its blend. Returns ``(blend, blended forecast, anchor used)``;
+    the blend is 1 without anchor or without validation samples."""
     if anchor is None:
-        return 1.0, forecast
+        return 1.0, forecast, None
     context_length, horizon = contexts.shape[1], targets.shape[1]
-    if anchor == "linear":
-        series = train_data.x.double().cpu().numpy()
-        starts = train_data.starts.cpu().numpy()
-        weight, bias = fit_linear_anchor(series, starts, context_length, horizon, rng)
-    else:
-        weight, bias = last_value_anchor(context_length, horizon)
+    names = ["linear", "last"] if anchor == "auto" and validation else [
+        "linear" if anchor == "auto" else anchor]  # fmt: skip
+    best = None
+    for name in names:
+        if name == "linear":
+            series = train_data.x.double().cpu().numpy()
+            starts = train_data.starts.cpu().numpy()
+            weight, bias = fit_linear_anchor(series, starts, context_length, horizon, rng)
+        else:
+            weight, bias = last_value_anchor(context_length, horizon)
+        network.anchor.weight.copy_(torch.as_tensor(weight))
+        network.anchor.bias.copy_(torch.as_tensor(bias))
+        if not validation:
+            return 1.0, forecast, name
+        with torch.inference_mode():
+            simple = network.anchor(torch.as_tensor(contexts)).numpy()
+        blend = fit_blend(forecast, simple, targets)
+        blended = blend * forecast + (1 - blend) * simple
+        error = float(np.mean((blended - targets) ** 2))
+        if best is None or error < best[0]:
+            best = (error, name, weight, bias, blend, blended)
+    _, name, weight, bias, blend, blended = best
     network.anchor.weight.copy_(torch.as_tensor(weight))
     network.anchor.bias.copy_(torch.as_tensor(bias))
-    if not validation:
-        return 1.0, forecast
-    with torch.inference_mode():
-        simple = network.anchor(torch.as_tensor(contexts)).numpy()
-    blend = fit_blend(forecast, simple, targets)
     network.blend.fill_(blend)
-    return blend, blend * forecast + (1 - blend) * simple
+    return blend, blended, name

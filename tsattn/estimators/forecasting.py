@@ -55,7 +55,7 @@ class TSForecaster(_series.WindowScores, BaseTSEstimator):
     channel_mean_, channel_scale_ : ndarray (n_channels,), training statistics.
     last_context_ : ndarray (context_length, n_channels), the end of the training series.
     patch_len_ : the patch length used (``patch_len='auto'``: ``context_length // 6``, at most 16).
-    blend_ : float, the network's share in the forecast (1 without anchor or validation data).
+    blend_, anchor_ : the network's share in the forecast (1 without anchor or validation data), the anchor used.
     interval_table_, interval_floor_, interval_source_ : the calibrated normalised errors.
     history_, best_epoch_, n_epochs_, n_steps_, max_steps_, eval_steps_, interrupted_ : training
         record; an "epoch" of ``history_`` is a validation round of ``eval_steps_`` steps.
@@ -76,11 +76,11 @@ class TSForecaster(_series.WindowScores, BaseTSEstimator):
     )
     n_harm: int = param(8, [Interval(Integral, 0, None, closed="left")], "Harmonics of the Fourier head.")
     anchor: str | None = param(
-        "linear", [StrOptions(set(_anchor.ANCHORS)), None], "Simple forecaster blended with the "
+        "auto", [StrOptions(set(_anchor.ANCHORS)), None], "Simple forecaster blended with the "
         "network by a weight chosen on the validation windows (``blend_``): ``'linear'``, a ridge "
-        "regression of the horizon on the context shared by the channels (naive persistence and "
-        "mean reversion, as an autoregressive model); ``'last'``, the last value; None: the "
-        "network alone."
+        "regression of the horizon on the context shared by the channels (persistence and mean "
+        "reversion, as an autoregressive model); ``'last'``, the last value; ``'auto'``, the one "
+        "of the two whose blend errs less on validation (``anchor_``); None: the network alone."
     )
     instance_norm: bool = param(
         True, ["boolean"], "Normalise each window by its mean and ``sqrt(var + instance_norm_eps)`` "
@@ -197,9 +197,9 @@ class TSForecaster(_series.WindowScores, BaseTSEstimator):
             valid_data = train_data.sample(MAX_VALID_SAMPLES, rng)
         contexts, targets = (t.double().cpu().numpy() for t in (valid_data.x, valid_data.y))
         forecast = self._predict_tensor(valid_data, True).double().numpy()
-        self.blend_, forecast = _anchor.attach(self.module_, self.anchor, train_data, contexts,
-                                               targets, forecast, rng,
-                                               self.interval_source_ == "validation")  # fmt: skip
+        self.blend_, forecast, self.anchor_ = _anchor.attach(
+            self.module_, self.anchor, train_data, contexts, targets, forecast, rng,
+            self.interval_source_ == "validation")  # fmt: skip
         self.interval_table_, self.interval_floor_ = _intervals.calibrate(contexts, forecast, targets)
 
     def _scale(self, values: np.ndarray) -> np.ndarray:
