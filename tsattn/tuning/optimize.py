@@ -30,6 +30,8 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["tune", "best_params", "PruningCallback", "METRICS", "default_pruner"]
 
 METRICS = {"loss": "minimize", "score": "maximize"}
+#: User attribute of a running trial whose worker has checked its point against the others'.
+CLAIMED = "claimed_point"
 #: Consecutive draws of points already tried after which a worker takes the space as exhausted.
 _MAX_DUPLICATES = 25
 
@@ -328,14 +330,17 @@ def _check_protocol(study: optuna.Study, cv: Any) -> None:
 
 
 def _same_point(study: optuna.Study, trial: optuna.Trial) -> int | None:
-    """The number of a trial that already holds ``trial``'s parameters (finished, or running
-    with a lower number: of two workers drawing one point at once, the later gives way)."""
+    """The number of a trial that already holds ``trial``'s parameters: finished, or running and
+    claimed. ``trial`` claims its point first (a user attribute) and then looks: of two workers
+    that drew one point at the same moment, the one that claims later sees the earlier claim and
+    gives way (both may give way; never both run)."""
     state = _optuna().trial.TrialState
+    trial.set_user_attr(CLAIMED, True)
     mine = trial.params
     for t in study.get_trials(deepcopy=False, states=(*finished_states(), state.RUNNING)):
         if t.number == trial.number or t.params != mine:
             continue
-        if t.state != state.RUNNING or t.number < trial.number:
+        if t.state != state.RUNNING or t.user_attrs.get(CLAIMED):
             return t.number
     return None
 
