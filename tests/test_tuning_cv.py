@@ -7,6 +7,7 @@ import warnings
 
 import numpy as np
 import pytest
+import torch
 from aeon.datasets import load_basic_motions
 
 optuna = pytest.importorskip("optuna")
@@ -51,7 +52,7 @@ def test_cv_folds_run_in_parallel_with_the_same_scores(motions):
     parallel = tune(est, X, y, cv=2, n_trials=1, space=space, n_jobs=2)
     assert parallel.trials[0].params == serial.trials[0].params
     assert parallel.trials[0].user_attrs["fold_values"] == pytest.approx(
-        serial.trials[0].user_attrs["fold_values"], rel=1e-4)  # fmt: skip
+        serial.trials[0].user_attrs["fold_values"], rel=1e-6)  # fmt: skip
 
 
 def test_cv_folds_on_a_dask_local_cluster(motions):
@@ -63,9 +64,16 @@ def test_cv_folds_on_a_dask_local_cluster(motions):
     with parallel_backend(2, "local") as n_workers:
         study = tune(est, X, y, cv=2, n_trials=1, space=space, n_jobs=n_workers)
     assert n_workers == 2 and len(study.trials[0].user_attrs["fold_values"]) == 2
-    serial = tune(est, X, y, cv=2, n_trials=1, space=space)
+    # the Dask workers fit with one torch thread; so does the serial run, since float32 sums
+    # split over more threads round differently and the rounding grows over training
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        serial = tune(est, X, y, cv=2, n_trials=1, space=space)
+    finally:
+        torch.set_num_threads(before)
     assert study.trials[0].user_attrs["fold_values"] == pytest.approx(
-        serial.trials[0].user_attrs["fold_values"], rel=1e-4)  # fmt: skip
+        serial.trials[0].user_attrs["fold_values"], rel=1e-6)  # fmt: skip
 
 
 def test_folds_are_pruned_against_other_trials_on_the_same_folds(motions):
