@@ -3,6 +3,8 @@ estimator, and the bad input refused before any trial."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import warnings
 
 import numpy as np
@@ -45,10 +47,23 @@ def test_cv_scores_are_the_mean_of_stratified_folds_reported_one_by_one(motions)
         assert set(np.unique(y[held])) == set(np.unique(y))  # stratified
 
 
+@contextlib.contextmanager
+def torch_threads(n):
+    """Fit on ``n`` torch threads, as the parallel workers do: float32 sums split over a different
+    number of threads round differently, and the rounding grows over training (CI once saw 1.5e-4)."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
 def test_cv_folds_run_in_parallel_with_the_same_scores(motions):
     X, y = motions
     est, space = TSClassifier(attention="bn", **TINY), search_space("bn", training=False)
-    serial = tune(est, X, y, cv=2, n_trials=1, space=space)
+    with torch_threads(max(1, (os.cpu_count() or 1) // 2)):  # as each of the 2 joblib workers
+        serial = tune(est, X, y, cv=2, n_trials=1, space=space)
     parallel = tune(est, X, y, cv=2, n_trials=1, space=space, n_jobs=2)
     assert parallel.trials[0].params == serial.trials[0].params
     assert parallel.trials[0].user_attrs["fold_values"] == pytest.approx(
@@ -64,14 +79,8 @@ def test_cv_folds_on_a_dask_local_cluster(motions):
     with parallel_backend(2, "local") as n_workers:
         study = tune(est, X, y, cv=2, n_trials=1, space=space, n_jobs=n_workers)
     assert n_workers == 2 and len(study.trials[0].user_attrs["fold_values"]) == 2
-    # the Dask workers fit with one torch thread; so does the serial run, since float32 sums
-    # split over more threads round differently and the rounding grows over training
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
+    with torch_threads(1):  # as each Dask worker
         serial = tune(est, X, y, cv=2, n_trials=1, space=space)
-    finally:
-        torch.set_num_threads(before)
     assert study.trials[0].user_attrs["fold_values"] == pytest.approx(
         serial.trials[0].user_attrs["fold_values"], rel=1e-6)  # fmt: skip
 
