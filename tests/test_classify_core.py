@@ -91,6 +91,18 @@ def test_slice_and_scale_keep_padding_and_stay_inside_each_series():
         SliceAndScale(crop=0.0)
 
 
+def test_augmentation_probability_leaves_the_other_series_unchanged():
+    torch.manual_seed(0)
+    x = torch.randn(400, 20, 2)
+    out = SliceAndScale(crop=0.6, scale=0.2, prob=0.5)(x, None)
+    same = (out == x).flatten(1).all(dim=1)
+    assert 140 < int(same.sum()) < 260  # about half the series untouched, the rest all changed
+    assert not (out[~same] == x[~same]).flatten(1).all(dim=1).any()
+    assert not SliceAndScale(0.6, 0.2, prob=0.0).active
+    with pytest.raises(ValueError, match="prob"):
+        SliceAndScale(prob=1.5)
+
+
 def test_augmentation_is_reproducible_and_changes_training():
     X, y = _data()
     params = dict(max_epochs=2, **TINY)

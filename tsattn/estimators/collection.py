@@ -62,6 +62,11 @@ class CollectionEstimator(BaseTSEstimator):
         0.1, [Interval(Real, 0, None, closed="left")], "Training augmentation: each training series' "
         "channels are multiplied by ``exp(N(0, scale_jitter**2))``. 0 switches it off."
     )
+    augment_prob: float = param(
+        1.0, [Interval(Real, 0, 1, closed="both")], "Share of the training series that ``crop`` "
+        "and ``scale_jitter`` transform in each batch; the rest are fed unchanged. 0 switches "
+        "augmentation off."
+    )
     normalize: str = param(
         "channel", [StrOptions({"channel", "instance", "both"})], "Input scaling: ``'channel'`` "
         "standardises each channel with the training set's mean and deviation (amplitudes compare "
@@ -135,7 +140,7 @@ class CollectionEstimator(BaseTSEstimator):
         return train_data, valid_data, seed, rng
 
     def _augmentation(self) -> SliceAndScale | None:
-        transform = SliceAndScale(self.crop, self.scale_jitter)
+        transform = SliceAndScale(self.crop, self.scale_jitter, self.augment_prob)
         return transform if transform.active else None
 
     def _tokenizer_params(self, length: int) -> dict[str, int]:

@@ -22,23 +22,28 @@ class SliceAndScale:
         (linear interpolation) to the series' own length. ``1`` switches slicing off.
     scale : standard deviation of the log of a per-series, per-channel factor multiplying the
         (standardised) values. ``0`` switches scaling off.
+    prob : share of the series transformed; each series of a batch is transformed with this
+        probability and otherwise left as it is, so the network also sees the series unchanged.
     """
 
-    def __init__(self, crop: float = 0.8, scale: float = 0.1) -> None:
+    def __init__(self, crop: float = 0.8, scale: float = 0.1, prob: float = 1.0) -> None:
         if not 0 < crop <= 1:
             raise ValueError(f"crop must be in (0, 1], got {crop!r}.")
         if scale < 0:
             raise ValueError(f"scale must be >= 0, got {scale!r}.")
-        self.crop, self.scale = float(crop), float(scale)
+        if not 0 <= prob <= 1:
+            raise ValueError(f"prob must be in [0, 1], got {prob!r}.")
+        self.crop, self.scale, self.prob = float(crop), float(scale), float(prob)
 
     @property
     def active(self) -> bool:
-        return self.crop < 1 or self.scale > 0
+        return (self.crop < 1 or self.scale > 0) and self.prob > 0
 
     def __call__(self, x: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
         """``x (B, N, C)`` standardised, zero at padded steps; ``mask (B, N)`` or None -> same shape,
         still zero at padded steps."""
         b, n, c = x.shape
+        original = x
         if self.crop < 1 and n > 2:
             lengths = (mask.sum(dim=1) if mask is not None else torch.full((b,), n, device=x.device)).to(x.dtype)
             share = torch.empty(b, device=x.device, dtype=x.dtype).uniform_(self.crop, 1.0)
@@ -57,4 +62,7 @@ class SliceAndScale:
                 x = x * mask[..., None].to(x.dtype)
         if self.scale > 0:
             x = x * torch.exp(self.scale * torch.randn(b, 1, c, device=x.device, dtype=x.dtype))
+        if self.prob < 1:
+            keep = torch.rand(b, 1, 1, device=x.device) >= self.prob  # (B, 1, 1): left unchanged
+            x = torch.where(keep, original, x)
         return x
