@@ -279,3 +279,15 @@ def test_tune_command_refuses_bad_scale_out_arguments(capsys, tmp_path, extra, m
                  *extra]) == 2  # fmt: skip
     assert match in capsys.readouterr().err
     assert not (tmp_path / "trials.csv").exists()
+
+
+def test_fold_threads_share_the_cores_among_the_folds_running_at_once():
+    from tsattn.tuning.optimize import fold_threads
+
+    assert fold_threads(3, 2, cores=2) == [1, 1, 2]  # the third fold runs alone on both cores
+    assert fold_threads(5, 2, cores=8) == [4, 4, 4, 4, 8]
+    assert fold_threads(3, 3, cores=2) == [1, 1, 1]
+    assert fold_threads(2, 4, cores=8) == [4, 4]  # 2 folds use 2 of the 4 workers
+    assert fold_threads(3, -1, cores=4) == [1, 1, 1]  # -1: a worker per core, 3 at once
+    assert fold_threads(3, 1, cores=4) == [None] * 3  # serial: torch's own default
+    assert fold_threads(3, 2, cores=4, on_dask=True) == [1] * 3

@@ -354,11 +354,10 @@ def _cross_validate(trial: optuna.Trial, model: Any, X: Any, y: Any, folds: list
     from joblib.parallel import get_active_backend
 
     on_dask = type(get_active_backend()[0]).__name__ == "DaskDistributedBackend"
-    workers = (os.cpu_count() or 1) if n_jobs == -1 else n_jobs
-    threads = 1 if on_dask else None if n_jobs == 1 else max(1, (os.cpu_count() or 1) // workers)
+    threads = fold_threads(len(folds), n_jobs, os.cpu_count() or 1, on_dask)
 
     def one(i: int, fold: Any) -> Any:
-        return delayed(_indexed)(i, clone(model), X, y, fold, metric, threads)
+        return delayed(_indexed)(i, clone(model), X, y, fold, metric, threads[i])
 
     scores: dict[int, float] = {}
     results = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(
@@ -375,6 +374,19 @@ def _cross_validate(trial: optuna.Trial, model: Any, X: Any, y: Any, folds: list
     values = [scores[i] for i in range(len(folds))]
     trial.set_user_attr("fold_values", values)
     return float(sum(values) / len(values))
+
+
+def fold_threads(n_folds: int, n_jobs: int, cores: int, on_dask: bool = False) -> list[int | None]:
+    """Torch threads for each of ``n_folds`` folds fitted ``n_jobs`` at a time on ``cores`` cores
+    (None: torch's default, for serial folds; 1 on Dask workers). The cores are shared among the
+    folds running at once, and the folds of an incomplete last round share them among fewer: with
+    3 folds on 2 workers and 2 cores, the third fold runs alone on both cores."""
+    if on_dask or n_jobs == 1:
+        return [1 if on_dask else None] * n_folds
+    workers = min(cores if n_jobs == -1 else n_jobs, n_folds)
+    last_round = n_folds - n_folds % workers
+    return [max(1, cores // (workers if i < last_round else n_folds - last_round))
+            for i in range(n_folds)]  # fmt: skip
 
 
 def _indexed(i: int, *args: Any) -> tuple[int, float]:
