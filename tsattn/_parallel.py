@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 
-__all__ = ["DaskMissingError", "parallel_backend", "worker_threads"]
+__all__ = ["DaskMissingError", "parallel_backend", "usable_cores", "worker_threads"]
 
 
 class DaskMissingError(ImportError):
@@ -76,11 +76,20 @@ def parallel_backend(n_jobs: int, scheduler: str | None, timeout: float = 10.0) 
             cluster.close()
 
 
-def worker_threads(n_workers: int, scheduler: str | None) -> int:
-    """Torch threads for each of ``n_workers`` fits at once: this machine's cores shared among
-    local workers; 1 on a Dask cluster, whose workers are started one per core."""
+def usable_cores() -> int:
+    """The cores this process may run on: its CPU affinity where the platform has one (``taskset``,
+    container CPU sets), else ``os.cpu_count()``."""
     import os
 
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # macOS, Windows
+        return os.cpu_count() or 1
+
+
+def worker_threads(n_workers: int, scheduler: str | None) -> int:
+    """Torch threads for each of ``n_workers`` fits at once: this process's cores shared among
+    local workers; 1 on a Dask cluster, whose workers are started one per core."""
     if scheduler:
         return 1
-    return max(1, (os.cpu_count() or 1) // max(1, n_workers))
+    return max(1, usable_cores() // max(1, n_workers))

@@ -43,6 +43,7 @@ import numpy as np
 import pandas as pd
 
 from tsattn._parallel import parallel_backend as _backend
+from tsattn._parallel import worker_threads
 from tsattn.benchmarks import BenchmarkInterrupted
 from tsattn.training import Callback
 
@@ -450,7 +451,7 @@ def run_classify_benchmark(config: ClassifyBenchmark, out: str | Path, progress:
         bar = tqdm(total=len(todo), desc="bench classify", unit="fit")
     try:
         with _backend(config.n_jobs, config.scheduler) as n_workers:
-            threads = max(1, (os.cpu_count() or 1) // max(1, n_workers)) if not config.scheduler else 1
+            threads = worker_threads(n_workers, config.scheduler)
             jobs = (delayed(run_one)(a, n, m, s, config, threads, f) for a, n, m, s, f in todo)
             runner = Parallel(n_jobs=n_workers, return_as="generator_unordered")
             for row in runner(jobs) if todo else ():

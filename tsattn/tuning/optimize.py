@@ -348,13 +348,13 @@ def _same_point(study: optuna.Study, trial: optuna.Trial) -> int | None:
 def _cross_validate(trial: optuna.Trial, model: Any, X: Any, y: Any, folds: list, metric: str,
                     n_jobs: int) -> float:
     """Fit and score every fold through joblib; report each fold as it finishes."""
-    import os
-
     from joblib import Parallel, delayed
     from joblib.parallel import get_active_backend
 
+    from tsattn._parallel import usable_cores
+
     on_dask = type(get_active_backend()[0]).__name__ == "DaskDistributedBackend"
-    threads = fold_threads(len(folds), n_jobs, os.cpu_count() or 1, on_dask)
+    threads = fold_threads(len(folds), n_jobs, usable_cores(), on_dask)
 
     def one(i: int, fold: Any) -> Any:
         return delayed(_indexed)(i, clone(model), X, y, fold, metric, threads[i])
