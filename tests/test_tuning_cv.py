@@ -291,3 +291,14 @@ def test_fold_threads_share_the_cores_among_the_folds_running_at_once():
     assert fold_threads(3, -1, cores=4) == [1, 1, 1]  # -1: a worker per core, 3 at once
     assert fold_threads(3, 1, cores=4) == [None] * 3  # serial: torch's own default
     assert fold_threads(3, 2, cores=4, on_dask=True) == [1] * 3
+
+
+def test_a_pruned_trial_cancels_its_parallel_folds_without_a_warning(motions):
+    X, y = motions
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        study = tune(TSClassifier(attention="bn", **TINY), X, y, cv=3, n_trials=1, n_jobs=2,
+                     space=search_space("bn", training=False),
+                     pruner=optuna.pruners.ThresholdPruner(upper=0.0))  # fmt: skip
+    assert [t.state for t in study.trials] == [STATE.PRUNED]
+    assert not [w for w in caught if "cancelled" in str(w.message)], [str(w.message) for w in caught]

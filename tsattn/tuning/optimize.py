@@ -370,7 +370,9 @@ def _cross_validate(trial: optuna.Trial, model: Any, X: Any, y: Any, folds: list
             if len(scores) < len(folds) and trial.should_prune():
                 raise _optuna().TrialPruned(f"pruned after {len(scores)} of {len(folds)} folds")
     finally:
-        results.close()  # a pruned trial: the folds still running are cancelled
+        with warnings.catch_warnings():  # a pruned trial cancels its running folds on purpose
+            warnings.filterwarnings("ignore", message=".*cancelled", category=UserWarning)
+            results.close()
     values = [scores[i] for i in range(len(folds))]
     trial.set_user_attr("fold_values", values)
     return float(sum(values) / len(values))
