@@ -115,12 +115,10 @@ def _open_storage(storage: str | None):
     try:
         opened = resolve_storage(storage)
         return optuna.storages.get_storage(opened) if isinstance(opened, str) else opened
-    except Exception as err:  # noqa: BLE001 - any failure to open it is the user's to fix
-        raise CommandError(
-            f"--storage {storage!r} cannot be opened ({type(err).__name__}: {err}). Give a .db "
-            "file (SQLite), another file (journal) or a database URL whose driver is installed "
-            "(e.g. pip install psycopg2-binary for postgresql://)."
-        ) from None
+    except ValueError as err:  # resolve_storage's own message says what is wrong and the fix
+        raise CommandError(f"--{err}") from None
+    except Exception as err:  # noqa: BLE001 - e.g. a file that is no SQLite database
+        raise CommandError(f"--storage {storage!r} cannot be opened ({type(err).__name__}: {err}).") from None
 
 
 def _load_any(archive: str, dataset: str):
