@@ -4,6 +4,8 @@ scheduler cannot be reached or Dask is missing."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import subprocess
 import sys
 
@@ -19,11 +21,26 @@ TINY = dict(d_model=16, n_heads=2, n_layers=1, dim_feedforward=32, max_steps=20)
 SAME = ["dataset", "model", "seed", "fold", "status", "score", "n_steps", "n_params"]
 
 
+@contextlib.contextmanager
+def one_core():
+    """Run on one core of this process's CPU affinity (the benchmark then uses one torch thread)."""
+    if not hasattr(os, "sched_setaffinity"):
+        pytest.skip("needs os.sched_setaffinity (Linux)")
+    before = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {min(before)})
+    try:
+        yield
+    finally:
+        os.sched_setaffinity(0, before)
+
+
 def test_bench_grid_on_a_two_worker_local_cluster_gives_the_serial_rows(tmp_path):
     grid = dict(datasets=["BasicMotions"], attentions=["softmax", "bn"], peers=[], seeds=[0],
                 params=TINY)  # fmt: skip
-    serial = run_classify_benchmark(ClassifyBenchmark(**grid), tmp_path / "serial",
-                                    progress=False, log=lambda *a: None)  # fmt: skip
+    with one_core():  # one torch thread, as each Dask worker: the rounding then matches
+        serial = run_classify_benchmark(ClassifyBenchmark(**grid), tmp_path / "serial",
+                                        progress=False, log=lambda *a: None)  # fmt: skip
+    assert (serial.threads == 1).all()
     dask = run_classify_benchmark(ClassifyBenchmark(**grid, n_jobs=2, scheduler="local"),
                                   tmp_path / "dask", progress=False, log=lambda *a: None)  # fmt: skip
     assert len(serial) == 2 and (serial.status == "ok").all()
