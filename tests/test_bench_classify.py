@@ -157,3 +157,30 @@ def test_fit_time_command_times_a_default_fit(tmp_path):
     record = json.loads((out / "n6_c2_l300.json").read_text())
     assert record["n_steps"] == 3 and record["n_tokens"] <= 32 and record["median_seconds"] > 0
     assert main(["bench", "fit-time", "--n", "0", "--length", "5", "--out", str(out)]) == 2
+
+
+def test_invocations_on_one_folder_keep_each_other_in_config_and_report(tmp_path, monkeypatch):
+    import json
+
+    import tsattn.benchmarks.classify as bench
+
+    base = dict(datasets=["BasicMotions"], attentions=["softmax"], peers=[], params=TINY)
+    first = ClassifyBenchmark(**base, label="a")
+    run_classify_benchmark(first, tmp_path, progress=False, log=lambda *a: None, command="cmd a")
+    real = bench.run_one
+
+    def overlapping(*args, **kwargs):  # another run on the folder ends while this one fits
+        monkeypatch.setattr(bench, "run_one", real)
+        run_classify_benchmark(ClassifyBenchmark(**base, label="c"), tmp_path, progress=False,
+                               log=lambda *a: None, command="cmd c")  # fmt: skip
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(bench, "run_one", overlapping)
+    run_classify_benchmark(ClassifyBenchmark(**base, label="b"), tmp_path, progress=False,
+                           log=lambda *a: None, command="cmd b")  # fmt: skip
+    config = json.loads((tmp_path / "config.json").read_text())
+    assert config["commands"] == ["cmd a", "cmd b", "cmd c"]
+    assert len(config["invocations"]) == 3 and config["models"] == ["tsattn:softmax[b]"]
+    table = next(line for line in (tmp_path / "results.md").read_text().splitlines()
+                 if line.startswith("| dataset |"))  # fmt: skip
+    assert all(f"tsattn:softmax[{x}]" in table for x in "abc")  # every configuration's column

@@ -44,6 +44,7 @@ import pandas as pd
 
 from tsattn._parallel import parallel_backend as _backend
 from tsattn._parallel import worker_threads
+from tsattn._filelock import file_lock
 from tsattn.benchmarks import BenchmarkInterrupted
 from tsattn.training import Callback
 
@@ -428,16 +429,20 @@ def run_classify_benchmark(config: ClassifyBenchmark, out: str | Path, progress:
     _, done = _done(path, config.retry_failed)
     todo = [(a, n, m, s, f) for a, n in datasets for m in models for s in config.seeds
             for f in config.folds() if (n, m, int(s), f) not in done]  # fmt: skip
-    previous = json.loads((out / "config.json").read_text()) if (out / "config.json").is_file() else {}
-    record = {**asdict(config), "datasets_resolved": [n for _, n in datasets], "models": models,
-              "commands": list(dict.fromkeys([*previous.get("commands", [previous.get("command")] if previous.get("command") else []),
-                                              *([command] if command else [])])),
-              "invocations": previous.get("invocations", [])}  # fmt: skip
+    config_path = out / "config.json"
+    record = {**asdict(config), "datasets_resolved": [n for _, n in datasets], "models": models}
 
     def save_config(seconds: float | None = None) -> None:
-        if seconds is not None:
-            record["invocations"].append({"fits": len(todo), "wall_seconds": round(seconds, 1)})
-        (out / "config.json").write_text(json.dumps(record, indent=2, default=repr), encoding="utf-8")
+        """Merge this invocation into ``config.json`` (under a lock: runs on one folder may overlap),
+        keeping every earlier invocation's command and wall time."""
+        with file_lock(config_path):
+            previous = json.loads(config_path.read_text()) if config_path.is_file() else {}
+            commands = previous.get("commands", [previous["command"]] if previous.get("command") else [])
+            record["commands"] = list(dict.fromkeys([*commands, *([command] if command else [])]))
+            record["invocations"] = previous.get("invocations", [])
+            if seconds is not None:
+                record["invocations"].append({"fits": len(todo), "wall_seconds": round(seconds, 1)})
+            config_path.write_text(json.dumps(record, indent=2, default=repr), encoding="utf-8")
 
     save_config()
     log(f"{len(datasets)} datasets x {len(models)} models x {len(config.seeds)} seeds"

@@ -232,7 +232,8 @@ def write_report(rows: pd.DataFrame, out: str | Path) -> str:
         return ""
     table = summarise(rows)
     config = json.loads((out / "config.json").read_text()) if (out / "config.json").is_file() else {}
-    models = list(dict.fromkeys(config.get("models") or sorted(table.model.unique())))
+    # the last invocation's models first, then those of earlier invocations on the same folder
+    models = list(dict.fromkeys([*(config.get("models") or []), *sorted(table.model.unique())]))
     failures = rows[rows.status != "ok"]
     wall = [i["wall_seconds"] for i in config.get("invocations", [])]
     cv = bool(config.get("cv")) or bool((rows.get("fold", pd.Series([-1])) >= 0).any())
