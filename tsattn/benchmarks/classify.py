@@ -42,9 +42,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from tsattn._filelock import file_lock
 from tsattn._parallel import parallel_backend as _backend
 from tsattn._parallel import worker_threads
-from tsattn._filelock import file_lock
 from tsattn.benchmarks import BenchmarkInterrupted
 from tsattn.training import Callback
 
