@@ -4,7 +4,6 @@ estimator, and the bad input refused before any trial."""
 from __future__ import annotations
 
 import contextlib
-import os
 import warnings
 
 import numpy as np
@@ -62,7 +61,9 @@ def torch_threads(n):
 def test_cv_folds_run_in_parallel_with_the_same_scores(motions):
     X, y = motions
     est, space = TSClassifier(attention="bn", **TINY), search_space("bn", training=False)
-    with torch_threads(max(1, (os.cpu_count() or 1) // 2)):  # as each of the 2 joblib workers
+    from tsattn._parallel import usable_cores
+
+    with torch_threads(max(1, usable_cores() // 2)):  # as each of the 2 joblib workers
         serial = tune(est, X, y, cv=2, n_trials=1, space=space)
     parallel = tune(est, X, y, cv=2, n_trials=1, space=space, n_jobs=2)
     assert parallel.trials[0].params == serial.trials[0].params
