@@ -59,6 +59,23 @@ def test_step_budget_stops_mid_epoch_and_takes_the_smaller_bound():
         TSClassifier(max_epochs=None, max_steps=None, **TINY).fit(X, y)
 
 
+@pytest.mark.parametrize(("n", "batch"), [(24, 8), (70, 16), (130, 32)])
+def test_auto_batch_size_gives_small_sets_several_batches_per_epoch(n, batch):
+    X, y = _data(n=n, length=20)
+    clf = TSClassifier(batch_size="auto", max_epochs=None, max_steps=6, **TINY).fit(X, y)
+    assert clf.batch_size_ == batch
+    assert clf.n_epochs_ == -(-6 // -(-n // batch))  # steps per epoch follow the resolved size
+    assert TSClassifier(max_steps=2, **TINY).fit(X, y).batch_size_ == 32
+
+
+def test_auto_batch_size_is_refused_where_there_is_no_rule():
+    from tsattn import TSForecaster
+
+    y = np.sin(np.arange(200.0))[:, None]
+    with pytest.raises(ValueError, match="no rule for batch_size='auto'"):
+        TSForecaster(4, 8, batch_size="auto", max_steps=2, d_model=16, n_heads=2).fit(y)
+
+
 def test_warmup_cosine_rises_then_decays_to_zero_and_keeps_the_last_weights():
     factors = [warmup_cosine(s, total=100, warmup=0.1) for s in range(100)]
     assert factors[0] == pytest.approx(0.1) and factors[9] == pytest.approx(1.0)

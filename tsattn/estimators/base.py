@@ -96,7 +96,11 @@ class BaseTSEstimator(BaseEstimator):
         0.1, [RATE], "Share of the budget spent raising the rate linearly to ``lr`` "
         "(``lr_schedule='warmup_cosine'``)."
     )
-    batch_size: int = param(32, [POSITIVE_INT], "Series (forecaster: windows) per training batch.")
+    batch_size: int | str = param(
+        32, [POSITIVE_INT, StrOptions({"auto"})], "Series (forecaster: windows) per training batch "
+        "(``'auto'``: the estimator's rule from the number of training series); ``batch_size_`` "
+        "is the size used."
+    )
     lr: float = param(
         1e-3, [Interval(Real, 0, None, closed="neither")], "AdamW learning rate.",
         hint="Typical rates: 1e-4 to 3e-3.",
@@ -170,12 +174,18 @@ class BaseTSEstimator(BaseEstimator):
         """The step budget of ``max_steps='auto'`` for ``n_train`` training series or windows."""
         raise ValueError(f"{type(self).__name__} has no rule for max_steps='auto'; give a number.")
 
+    def _auto_batch(self, n_train: int) -> int:
+        """The batch size of ``batch_size='auto'`` for ``n_train`` training series or windows."""
+        raise ValueError(f"{type(self).__name__} has no rule for batch_size='auto'; give a number.")
+
     def _budget(self, n_train: int) -> tuple[int, int | None]:
         """``(epochs, steps)`` bounds of this fit: the loop's epoch bound and the step budget
-        (None: epochs alone), from ``max_epochs`` and ``max_steps``."""
+        (None: epochs alone), from ``max_epochs`` and ``max_steps``; sets ``batch_size_``."""
         if self.max_epochs is None and self.max_steps is None:
             raise ValueError("max_epochs and max_steps are both None: give at least one budget.")
-        per_epoch = -(-n_train // self.batch_size)
+        auto = self.batch_size == "auto"
+        self.batch_size_ = self._auto_batch(n_train) if auto else int(self.batch_size)
+        per_epoch = -(-n_train // self.batch_size_)
         steps = self._auto_steps(n_train) if self.max_steps == "auto" else self.max_steps
         if self.max_epochs is not None:
             steps = None if steps is None else min(steps, self.max_epochs * per_epoch)
@@ -227,7 +237,7 @@ class BaseTSEstimator(BaseEstimator):
         patience = self.patience if valid_data is not None else None
         epochs, steps = self._budget(len(train_data))
         if self.lr_schedule == "warmup_cosine" and steps is None:
-            steps = epochs * -(-len(train_data) // self.batch_size)
+            steps = epochs * -(-len(train_data) // self.batch_size_)
         self.max_steps_ = steps
         with seeded(seed, self.device_):
             self.module_ = self._build_network().to(self.device_)
@@ -249,7 +259,7 @@ class BaseTSEstimator(BaseEstimator):
             try:
                 result = train(
                     self.module_, self._loss, train_data, valid_data, optimizer=optimizer,
-                    max_epochs=epochs, max_steps=steps, batch_size=self.batch_size, rng=rng,
+                    max_epochs=epochs, max_steps=steps, batch_size=self.batch_size_, rng=rng,
                     transform=self._augmentation(),
                     callbacks=[*callbacks, *(self.callbacks or ())], estimator=self,
                     fixed_len=fixed_len, precision=self.precision, score_fn=self._score_fn,
@@ -266,9 +276,14 @@ class BaseTSEstimator(BaseEstimator):
 
     def _predict_tensor(self, data: TensorData, fixed_len: bool) -> torch.Tensor:
         """The network's outputs for ``data``, float32 on the CPU."""
-        out = predict(self.module_, data, batch_size=max(256, self.batch_size),
+        out = predict(self.module_, data, batch_size=self._predict_batch(),
                       fixed_len=fixed_len, precision=self.precision)  # fmt: skip
         return out.cpu()
+
+    def _predict_batch(self) -> int:
+        """Series or windows per forward pass at prediction (memory only; results do not
+        depend on it)."""
+        return max(256, getattr(self, "batch_size_", 32))
 
     def _loss(self, output: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
         raise NotImplementedError

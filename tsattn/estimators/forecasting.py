@@ -142,13 +142,13 @@ class TSForecaster(_series.WindowScores, BaseTSEstimator):
         return spec
 
     def _auto_steps(self, n_train: int) -> int:
-        passes = round(AUTO_PASSES * n_train / self.batch_size)
+        passes = round(AUTO_PASSES * n_train / self.batch_size_)
         return int(np.clip(passes, AUTO_MIN_STEPS, AUTO_MAX_STEPS))
 
     def _budget(self, n_train: int) -> tuple[int, int]:
         """``(rounds, steps)``: the step budget cut into ``ROUNDS`` validation rounds."""
         epochs, steps = super()._budget(n_train)
-        steps = epochs * -(-n_train // self.batch_size) if steps is None else steps
+        steps = epochs * -(-n_train // self.batch_size_) if steps is None else steps
         self.eval_steps_ = max(1, -(-steps // ROUNDS))
         return -(-steps // self.eval_steps_), steps
 
