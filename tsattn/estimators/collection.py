@@ -140,11 +140,11 @@ class CollectionEstimator(BaseTSEstimator):
         return train_data, valid_data, seed, rng
 
     def _auto_batch(self, n_train: int) -> int:
-        """``batch_size='auto'``: the power of two nearest below a quarter of the training series,
-        between 8 and 32, so that a set of a few dozen series still gets several batches per epoch
-        (gradient noise) instead of one full batch. Not the default: by 3-fold CV on TRAIN of 42
-        UEA/UCR sets it scored 0.4 points below 32 on average, with large swings either way on
-        the smallest sets (``docs/results/classify_cv/``, ``bauto``)."""
+        """``batch_size='auto'``: the largest power of two at or below a quarter of the training
+        series, between 8 and 32, so that a set of a few dozen series still gets several batches
+        per epoch (gradient noise) instead of one full batch. Not the default: by 3-fold CV on
+        TRAIN of 42 UEA/UCR sets it scored 0.4 points below 32 on average, with large swings
+        either way on the smallest sets (``docs/results/classify_cv/``, ``bauto``)."""
         return int(np.clip(2 ** math.floor(math.log2(max(n_train, 1) / 4)), 8, 32))
 
     def _augmentation(self) -> SliceAndScale | None:

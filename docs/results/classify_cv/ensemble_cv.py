@@ -5,23 +5,19 @@ resumable. Dataset names (or suites) resolve as in ``tsattn bench classify``; se
 
     python docs/results/classify_cv/ensemble_cv.py OUT.csv 500 DATASET...
 """
-import csv
-import os
 import sys
 import time
 
 import numpy as np
 import torch
 
+import _rows
 from tsattn import TSClassifier
 from tsattn.benchmarks.classify import _cv_split, _load, resolve_datasets
 
 torch.set_num_threads(1)
 out, steps, names = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
-done = set()
-if os.path.exists(out):
-    with open(out) as f:
-        done = {(r["dataset"], int(r["fold"])) for r in csv.DictReader(f)}
+done = _rows.done(out)
 for archive, name in resolve_datasets(names, cached_only=True):
     X, y, _, _ = _load(archive, name)
     for fold in range(3):
@@ -38,10 +34,4 @@ for archive, name in resolve_datasets(names, cached_only=True):
         vote = float(np.mean(clf.classes_[(probs[0] + probs[1]).argmax(1)] == yh))
         row = dict(dataset=name, archive=archive, fold=fold, steps=steps, acc_seed0=accs[0],
                    acc_seed1=accs[1], acc_ens=vote, fit_s0=secs[0], fit_s1=secs[1])
-        new = not os.path.exists(out)
-        with open(out, "a", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=list(row))
-            if new:
-                writer.writeheader()
-            writer.writerow(row)
-        print(row, flush=True)
+        _rows.append(out, row)

@@ -8,14 +8,13 @@ augmentation (TTA): the mean of predict_proba over the series as given and K aug
 Variants: crop share, scale deviation, K views, weight of the series as given (None: one
 view among K + 1). Dataset names resolve as in ``tsattn bench classify``; set TSATTN_DATA_DIR.
 """
-import csv
-import os
 import sys
 import time
 
 import numpy as np
 import torch
 
+import _rows
 from tsattn import TSClassifier
 from tsattn.benchmarks.classify import _cv_split, _load, resolve_datasets
 from tsattn.training import SliceAndScale
@@ -48,10 +47,7 @@ def views(clf, Xh, crop, scale, k):
     return probs
 
 
-done = set()
-if os.path.exists(out):
-    with open(out) as f:
-        done = {(r["dataset"], int(r["fold"])) for r in csv.DictReader(f)}
+done = _rows.done(out)
 for archive, name in resolve_datasets(names, cached_only=True):
     X, y, _, _ = _load(archive, name)
     for fold in range(3):
@@ -74,10 +70,4 @@ for archive, name in resolve_datasets(names, cached_only=True):
             p = base / (k + 1) + v * k / (k + 1) if w is None else w * base + (1 - w) * v
             row[key] = acc(p)
         row["tta_s"] = time.perf_counter() - start
-        new = not os.path.exists(out)
-        with open(out, "a", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=list(row))
-            if new:
-                writer.writeheader()
-            writer.writerow(row)
-        print(row, flush=True)
+        _rows.append(out, row)
