@@ -88,22 +88,30 @@ class ConvTokenizer(nn.Module):
     channels, so the long early resolutions stay cheap; the last block has ``d_model``. A series of ``n`` steps gives ``ceil(n / 2**n_down)`` tokens. Padded
     positions are zeroed after every block, so padding never leaks into real tokens' statistics,
     and a token is real when its position is below the series' length at that resolution. With
-    ``n_down=0`` it is a small convolutional embedding, one token per step.
+    ``n_down=0`` it is a small convolutional embedding, one token per step. ``input_blocks``
+    stride-1 blocks (kernel ``kernel_size``, the first halving block's width) come first, at the
+    input's full resolution, so the first halving sees features rather than raw steps.
     """
 
     def __init__(
-        self, n_channels: int, d_model: int, n_down: int = 0, kernel_size: int = 5, min_width: int = 16
+        self, n_channels: int, d_model: int, n_down: int = 0, kernel_size: int = 5,
+        min_width: int = 16, input_blocks: int = 0,
     ) -> None:
         super().__init__()
         self.d_model = d_model
         self.n_down = int(n_down)
         k = int(kernel_size)
-        widths = [max(min(min_width, d_model), d_model // 2 ** (self.n_down - 1 - i))
-                  for i in range(self.n_down)] + [d_model]  # fmt: skip
+        halving = [max(min(min_width, d_model), d_model // 2 ** (self.n_down - 1 - i))
+                   for i in range(self.n_down)]  # fmt: skip
+        widths = [(halving or [d_model])[0]] * int(input_blocks) + halving + [d_model]
+        # per block: (kernel, stride); the stride-2 blocks halve the steps
+        shapes = [(k, 1)] * int(input_blocks) + [(k, 2)] * self.n_down + [(3, 1)]
         inputs = [n_channels, *widths[:-1]]
-        convs = [nn.Conv1d(inputs[i], widths[i], k, stride=2, padding=k // 2) for i in range(self.n_down)]
-        convs.append(nn.Conv1d(inputs[-1], d_model, 3, padding=1))
-        self.convs = nn.ModuleList(convs)
+        self.strides = [stride for _, stride in shapes]
+        self.convs = nn.ModuleList(
+            nn.Conv1d(i, w, kern, stride=stride, padding=kern // 2)
+            for i, w, (kern, stride) in zip(inputs, widths, shapes, strict=True)
+        )
         self.norms = nn.ModuleList(MaskedBatchNorm1d(w) for w in widths)
 
     def n_tokens(self, n: int) -> int:
@@ -115,9 +123,9 @@ class ConvTokenizer(nn.Module):
         """``x (B, N, C)`` -> ``(tokens (B, ceil(N / 2**n_down), d_model), mask | None)``."""
         lengths = None if mask is None else mask.sum(dim=1)
         h = x.transpose(1, 2)  # (B, C, N)
-        for i, (conv, norm) in enumerate(zip(self.convs, self.norms, strict=True)):
+        for conv, norm, stride in zip(self.convs, self.norms, self.strides, strict=True):
             h = conv(h)
-            if lengths is not None and i < self.n_down:
+            if lengths is not None and stride == 2:
                 lengths = torch.div(lengths + 1, 2, rounding_mode="floor")
             m = None
             if lengths is not None:
