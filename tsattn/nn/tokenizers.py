@@ -107,7 +107,6 @@ class ConvTokenizer(nn.Module):
         # per block: (kernel, stride); the stride-2 blocks halve the steps
         shapes = [(k, 1)] * int(input_blocks) + [(k, 2)] * self.n_down + [(3, 1)]
         inputs = [n_channels, *widths[:-1]]
-        self.strides = [stride for _, stride in shapes]
         self.convs = nn.ModuleList(
             nn.Conv1d(i, w, kern, stride=stride, padding=kern // 2)
             for i, w, (kern, stride) in zip(inputs, widths, shapes, strict=True)
@@ -123,9 +122,9 @@ class ConvTokenizer(nn.Module):
         """``x (B, N, C)`` -> ``(tokens (B, ceil(N / 2**n_down), d_model), mask | None)``."""
         lengths = None if mask is None else mask.sum(dim=1)
         h = x.transpose(1, 2)  # (B, C, N)
-        for conv, norm, stride in zip(self.convs, self.norms, self.strides, strict=True):
+        for conv, norm in zip(self.convs, self.norms, strict=True):
             h = conv(h)
-            if lengths is not None and stride == 2:
+            if lengths is not None and conv.stride[0] == 2:
                 lengths = torch.div(lengths + 1, 2, rounding_mode="floor")
             m = None
             if lengths is not None:
