@@ -26,10 +26,13 @@ def _data(n=24, c=2, length=60, seed=0):
     return X, y
 
 
-@pytest.mark.parametrize(("input_blocks", "min_width", "widths"), [(0, 16, [16, 16, 16]), (1, 4, [8, 8, 16, 16])])
-def test_conv_tokenizer_halves_steps_and_ignores_padding(input_blocks, min_width, widths):
+@pytest.mark.parametrize(("input_blocks", "min_width", "widths", "diff"),
+                         [(0, 16, [16, 16, 16], False), (1, 4, [8, 8, 16, 16], True)])
+def test_conv_tokenizer_halves_steps_and_ignores_padding(input_blocks, min_width, widths, diff):
     torch.manual_seed(0)
-    tok = ConvTokenizer(3, 16, n_down=2, input_blocks=input_blocks, min_width=min_width).eval()
+    tok = ConvTokenizer(3, 16, n_down=2, input_blocks=input_blocks, min_width=min_width, diff=diff)
+    tok.train()(torch.randn(8, 37, 3) * 3)  # running statistics away from their initial values
+    tok.eval()
     lengths = torch.tensor([37, 20, 9, 1])
     mask = torch.arange(37)[None] < lengths[:, None]
     x = torch.randn(4, 37, 3) * mask[..., None]
@@ -42,6 +45,7 @@ def test_conv_tokenizer_halves_steps_and_ignores_padding(input_blocks, min_width
     torch.testing.assert_close(tokens[1, :5], alone[0], atol=1e-5, rtol=1e-5)
     assert [conv.out_channels for conv in tok.convs] == widths
     assert [conv.stride[0] for conv in tok.convs] == [1] * input_blocks + [2, 2, 1]
+    assert tok.convs[0].in_channels == (6 if diff else 3)  # the differences as 3 more channels
 
 
 @pytest.mark.parametrize(("tokenizer", "steps", "tokens"), [("step", 1, 300), ("patch", 10, 30), ("conv", 16, 19)])

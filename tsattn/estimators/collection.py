@@ -64,6 +64,10 @@ class CollectionEstimator(BaseTSEstimator):
         "at the input's full resolution, before its first halving block (1: level with 0 on the "
         "13 sets cross-validated, ``docs/results/classify_cv/``)."
     )
+    stem_diff: bool = param(
+        False, ["boolean"], "Whether the ``'conv'`` stem also sees each channel's first "
+        "difference, standardised, as extra input channels."
+    )
     crop: float = param(
         0.8, [Interval(Real, 0, 1, closed="right")], "Training augmentation, window slicing: each "
         "training series is cut to a random window of at least this share of its steps, stretched "
@@ -168,7 +172,8 @@ class CollectionEstimator(BaseTSEstimator):
             return {"patch_len": -(-length // self.max_tokens)}
         if self.tokenizer == "conv":
             return {"n_down": max(0, math.ceil(math.log2(length / self.max_tokens))),
-                    "min_width": self.stem_width, "input_blocks": self.stem_input_blocks}
+                    "min_width": self.stem_width, "input_blocks": self.stem_input_blocks,
+                    "diff": self.stem_diff}
         return {}
 
     def _split(self, n: int, targets: torch.Tensor, rng: np.random.Generator):

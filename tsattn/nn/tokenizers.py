@@ -90,12 +90,15 @@ class ConvTokenizer(nn.Module):
     and a token is real when its position is below the series' length at that resolution. With
     ``n_down=0`` it is a small convolutional embedding, one token per step. ``input_blocks``
     stride-1 blocks (kernel ``kernel_size``, the first halving block's width) come first, at the
-    input's full resolution, so the first halving sees features rather than raw steps.
+    input's full resolution, so the first halving sees features rather than raw steps. With
+    ``diff=True`` the stem also sees each channel's first difference ``x[t] - x[t-1]`` (0 at a
+    series' first step), BatchNorm-standardised over the real steps, as ``n_channels`` more
+    input channels: the slopes that shape-based classifiers (e.g. MultiRocket) read directly.
     """
 
     def __init__(
         self, n_channels: int, d_model: int, n_down: int = 0, kernel_size: int = 5,
-        min_width: int = 16, input_blocks: int = 0,
+        min_width: int = 16, input_blocks: int = 0, diff: bool = False,
     ) -> None:
         super().__init__()
         self.d_model = d_model
@@ -106,7 +109,8 @@ class ConvTokenizer(nn.Module):
         widths = [(halving or [d_model])[0]] * int(input_blocks) + halving + [d_model]
         # per block: (kernel, stride); the stride-2 blocks halve the steps
         shapes = [(k, 1)] * int(input_blocks) + [(k, 2)] * self.n_down + [(3, 1)]
-        inputs = [n_channels, *widths[:-1]]
+        self.diff_norm = MaskedBatchNorm1d(n_channels, affine=False) if diff else None
+        inputs = [n_channels * (2 if diff else 1), *widths[:-1]]
         self.convs = nn.ModuleList(
             nn.Conv1d(i, w, kern, stride=stride, padding=kern // 2)
             for i, w, (kern, stride) in zip(inputs, widths, shapes, strict=True)
@@ -121,6 +125,9 @@ class ConvTokenizer(nn.Module):
     ) -> tuple[torch.Tensor, torch.Tensor | None]:
         """``x (B, N, C)`` -> ``(tokens (B, ceil(N / 2**n_down), d_model), mask | None)``."""
         lengths = None if mask is None else mask.sum(dim=1)
+        if self.diff_norm is not None:
+            d = self.diff_norm(nn.functional.pad(x.diff(dim=1), (0, 0, 1, 0)), mask)
+            x = torch.cat([x, d if mask is None else d * mask[..., None].to(d.dtype)], dim=2)
         h = x.transpose(1, 2)  # (B, C, N)
         for conv, norm in zip(self.convs, self.norms, strict=True):
             h = conv(h)
