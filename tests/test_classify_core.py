@@ -46,6 +46,24 @@ def test_conv_tokenizer_halves_steps_and_ignores_padding(input_blocks, min_width
     assert [conv.out_channels for conv in tok.convs] == widths
     assert [conv.stride[0] for conv in tok.convs] == [1] * input_blocks + [2, 2, 1]
     assert tok.convs[0].in_channels == (6 if diff else 3)  # the differences as 3 more channels
+    # the pooled blocks (stem_pool): mean and max of each block but the last, padding excluded
+    _, _, pooled = tok(x, mask, pooled=True)
+    _, _, pooled_alone = tok(x[1:2, :20], None, pooled=True)
+    assert pooled.shape == (4, tok.pooled_width) == (4, 2 * sum(widths[:-1]))
+    torch.testing.assert_close(pooled[1], pooled_alone[0], atol=1e-5, rtol=1e-5)
+
+
+def test_stem_pool_feeds_the_stem_blocks_to_the_head_and_refuses_other_heads():
+    X, y = _data(length=100)
+    ragged = [x[:, : 100 - 3 * i] for i, x in enumerate(X)]  # padded and masked in batches
+    clf = TSClassifier(stem_pool=True, max_steps=3, **TINY).fit(ragged, y)
+    stem = clf.module_.tokenizer
+    assert clf.module_.head.linear.in_features == 2 * 16 + stem.pooled_width  # meanmax + blocks
+    one = clf.predict_proba(ragged[5:6])
+    np.testing.assert_allclose(clf.predict_proba(ragged)[5:6], one, atol=1e-5)  # padding-free
+    for bad in (dict(head="flatten"), dict(tokenizer="patch")):
+        with pytest.raises(ValueError, match="stem_pool=True needs tokenizer='conv'"):
+            TSClassifier(stem_pool=True, max_steps=1, **bad, **TINY).fit(X, y)
 
 
 @pytest.mark.parametrize(("tokenizer", "steps", "tokens"), [("step", 1, 300), ("patch", 10, 30), ("conv", 16, 19)])

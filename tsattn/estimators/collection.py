@@ -68,6 +68,11 @@ class CollectionEstimator(BaseTSEstimator):
         False, ["boolean"], "Whether the ``'conv'`` stem also sees each channel's first "
         "difference, standardised, as extra input channels."
     )
+    stem_pool: bool = param(
+        False, ["boolean"], "Whether the head also takes the mean and maximum over the real steps "
+        "of every halving block of the ``'conv'`` stem (features at each of its resolutions) "
+        "beside the encoded tokens; needs a pooling ``head``."
+    )
     crop: float = param(
         0.8, [Interval(Real, 0, 1, closed="right")], "Training augmentation, window slicing: each "
         "training series is cut to a random window of at least this share of its steps, stretched "
@@ -148,6 +153,7 @@ class CollectionEstimator(BaseTSEstimator):
         self.network_params_ = dict(
             n_channels=self.n_channels_ * (2 if self.normalize == "both" else 1), n_outputs=n_outputs, max_len=self.series_length_,
             head=self.head, tokenizer=self.tokenizer, tokenizer_params=tokenizer_params,
+            **({"stem_pool": True} if self.stem_pool else {}),
             **self._trunk_params(spec),
         )  # fmt: skip
         self.token_steps_ = int(tokenizer_params.get("patch_len", 2 ** tokenizer_params.get("n_down", 0)))

@@ -7,7 +7,20 @@ from torch import nn
 
 from tsattn.layers import Dropout
 
-__all__ = ["PoolingHead", "FlattenHead"]
+__all__ = ["PoolingHead", "FlattenHead", "masked_mean_max"]
+
+
+def masked_mean_max(h: torch.Tensor, mask: torch.Tensor | None, with_max: bool = True) -> torch.Tensor:
+    """``h (B, N, D)``, ``mask (B, N)`` bool True = real or None -> the mean over the real steps
+    ``(B, D)``, and with ``with_max`` their maximum after it ``(B, 2 * D)``; padding enters neither."""
+    if mask is None:
+        mean = h.mean(dim=1)
+        return torch.cat([mean, h.amax(dim=1)], dim=1) if with_max else mean
+    w = mask.to(h.dtype)[..., None]
+    mean = (h * w).sum(dim=1) / w.sum(dim=1).clamp_min(1.0)
+    if not with_max:
+        return mean
+    return torch.cat([mean, h.masked_fill(~mask[..., None], float("-inf")).amax(dim=1)], dim=1)
 
 
 class PoolingHead(nn.Module):
@@ -15,29 +28,26 @@ class PoolingHead(nn.Module):
 
     ``with_max=False``: the mean over the real steps (``d_model`` features). ``with_max=True``: the
     mean and the maximum over the real steps, concatenated (``2 * d_model`` features), so a feature
-    that fires at a few steps is not averaged away. Padded steps enter neither.
+    that fires at a few steps is not averaged away. Padded steps enter neither. ``extra`` more
+    features ``(B, extra)`` given to ``forward`` (e.g. the stem's pooled blocks) join the pooled
+    ones, after the same dropout.
     """
 
-    def __init__(self, d_model: int, n_outputs: int, dropout: float, with_max: bool = False) -> None:
+    def __init__(self, d_model: int, n_outputs: int, dropout: float, with_max: bool = False,
+                 extra: int = 0) -> None:
         super().__init__()
         self.with_max = with_max
         self.act = nn.GELU()
         self.dropout = Dropout(dropout)
-        self.linear = nn.Linear(2 * d_model if with_max else d_model, n_outputs)
+        self.linear = nn.Linear((2 if with_max else 1) * d_model + extra, n_outputs)
 
-    def forward(self, h: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
-        """``h (B, N, d_model)``, ``mask (B, N)`` bool True = real -> ``(B, n_outputs)``."""
-        h = self.dropout(self.act(h))
-        if mask is None:
-            pooled = h.mean(dim=1)
-            if self.with_max:
-                pooled = torch.cat([pooled, h.amax(dim=1)], dim=1)
-        else:
-            w = mask.to(h.dtype)[..., None]
-            pooled = (h * w).sum(dim=1) / w.sum(dim=1).clamp_min(1.0)
-            if self.with_max:
-                peak = h.masked_fill(~mask[..., None], float("-inf")).amax(dim=1)
-                pooled = torch.cat([pooled, peak], dim=1)
+    def forward(self, h: torch.Tensor, mask: torch.Tensor | None = None,
+                extra: torch.Tensor | None = None) -> torch.Tensor:
+        """``h (B, N, d_model)``, ``mask (B, N)`` bool True = real, ``extra (B, extra)`` or None
+        -> ``(B, n_outputs)``."""
+        pooled = masked_mean_max(self.dropout(self.act(h)), mask, self.with_max)
+        if extra is not None:
+            pooled = torch.cat([pooled, self.dropout(extra)], dim=1)
         return self.linear(pooled)
 
 

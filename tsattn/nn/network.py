@@ -29,6 +29,9 @@ class TSTransformer(EncoderTrunk):
     tokenizer : a tokeniser name of :data:`~tsattn.nn.tokenizers.TOKENIZERS` (``"step"``,
         ``"patch"``, ``"conv"``) with ``tokenizer_params``, or a factory ``d_model -> tokeniser``;
         default one token per step (:class:`~tsattn.nn.tokenizers.StepTokenizer`).
+    stem_pool : the head also takes the mean and maximum of every halving block of the ``"conv"``
+        stem (:meth:`~tsattn.nn.tokenizers.ConvTokenizer.forward`, ``pooled``): features at each
+        resolution beside the encoded tokens. Pooling heads only.
     **trunk : the trunk's parameters (:class:`~tsattn.nn.trunk.EncoderTrunk`: attention, sizes,
         dropout, norm), with its defaults.
     """
@@ -42,10 +45,16 @@ class TSTransformer(EncoderTrunk):
         head: str = "meanmax",
         tokenizer: str | Callable[[int], nn.Module] = "step",
         tokenizer_params: dict[str, Any] | None = None,
+        stem_pool: bool = False,
         **trunk: Any,
     ) -> None:
         if head not in HEADS:
             raise ValueError(f"head must be one of {HEADS}, got {head!r}.")
+        if stem_pool and (head == "flatten" or tokenizer != "conv"):
+            raise ValueError(
+                f"stem_pool=True needs tokenizer='conv' and a pooling head, got tokenizer="
+                f"{tokenizer!r} and head={head!r}; use tokenizer='conv' with head='meanmax' or 'pool'."
+            )
         if isinstance(tokenizer, str):
             tokenizer = tokenizer_factory(tokenizer, n_channels, tokenizer_params)
         super().__init__(tokenizer, **trunk)
@@ -53,13 +62,20 @@ class TSTransformer(EncoderTrunk):
         if head == "flatten":
             self.head: nn.Module = FlattenHead(self.d_model, n_outputs, p, self.tokenizer.n_tokens(max_len))
         else:
-            self.head = PoolingHead(self.d_model, n_outputs, p, with_max=head == "meanmax")
+            extra = self.tokenizer.pooled_width if stem_pool else 0
+            self.head = PoolingHead(self.d_model, n_outputs, p, with_max=head == "meanmax", extra=extra)
+        self.stem_pool = bool(stem_pool)
 
     def forward(
         self, x: torch.Tensor, mask: torch.Tensor | None = None, need_weights: bool = False
     ) -> torch.Tensor | tuple[torch.Tensor, list[torch.Tensor]]:
         """``x (B, N, n_channels)``, ``mask (B, N)`` bool True = real -> ``(B, n_outputs)``; with
         ``need_weights`` also each layer's attention weights ``(B, n_heads, N', N')``."""
-        h, mask, weights = self.encode(x, mask, need_weights)
-        out = self.head(h, mask)
+        if not self.stem_pool:
+            h, mask, weights = self.encode(x, mask, need_weights)
+            out = self.head(h, mask)
+        else:
+            tokens, mask, stem = self.tokenizer(x, mask, pooled=True)
+            h, mask, weights = self.encode_tokens(tokens, mask, need_weights)
+            out = self.head(h, mask, stem)
         return out if weights is None else (out, weights)

@@ -19,6 +19,7 @@ import torch
 from torch import nn
 
 from tsattn.layers import MaskedBatchNorm1d
+from tsattn.nn.heads import masked_mean_max
 
 __all__ = ["StepTokenizer", "PatchTokenizer", "ConvTokenizer", "TOKENIZERS", "tokenizer_factory"]
 
@@ -120,16 +121,24 @@ class ConvTokenizer(nn.Module):
     def n_tokens(self, n: int) -> int:
         return -(-n // 2**self.n_down)
 
+    @property
+    def pooled_width(self) -> int:
+        """Features of :meth:`forward`'s ``pooled`` output: mean and maximum of every block but the last."""
+        return 2 * sum(conv.out_channels for conv in self.convs[:-1])
+
     def forward(
-        self, x: torch.Tensor, mask: torch.Tensor | None = None
-    ) -> tuple[torch.Tensor, torch.Tensor | None]:
-        """``x (B, N, C)`` -> ``(tokens (B, ceil(N / 2**n_down), d_model), mask | None)``."""
+        self, x: torch.Tensor, mask: torch.Tensor | None = None, pooled: bool = False
+    ) -> tuple[torch.Tensor, torch.Tensor | None] | tuple[torch.Tensor, torch.Tensor | None, torch.Tensor]:
+        """``x (B, N, C)`` -> ``(tokens (B, ceil(N / 2**n_down), d_model), mask | None)``; with
+        ``pooled``, also ``(B, pooled_width)``: the mean and the maximum over the real positions of
+        every block's output but the last (the tokens), features at each resolution of the stem."""
         lengths = None if mask is None else mask.sum(dim=1)
         if self.diff_norm is not None:
             d = self.diff_norm(nn.functional.pad(x.diff(dim=1), (0, 0, 1, 0)), mask)
             x = torch.cat([x, d if mask is None else d * mask[..., None].to(d.dtype)], dim=2)
         h = x.transpose(1, 2)  # (B, C, N)
-        for conv, norm in zip(self.convs, self.norms, strict=True):
+        summaries = []
+        for i, (conv, norm) in enumerate(zip(self.convs, self.norms, strict=True)):
             h = conv(h)
             if lengths is not None and conv.stride[0] == 2:
                 lengths = torch.div(lengths + 1, 2, rounding_mode="floor")
@@ -139,9 +148,13 @@ class ConvTokenizer(nn.Module):
             t = nn.functional.gelu(norm(h.transpose(1, 2), m))  # (B, N', d_model)
             if m is not None:
                 t = t * m[..., None].to(t.dtype)
+            if pooled and i < len(self.convs) - 1:
+                summaries.append(masked_mean_max(t, m))
             h = t.transpose(1, 2)
         mask = None if m is None or bool(m.all()) else m
-        return h.transpose(1, 2), mask
+        if not pooled:
+            return h.transpose(1, 2), mask
+        return h.transpose(1, 2), mask, torch.cat(summaries, dim=1) if summaries else h.new_zeros(len(h), 0)
 
 
 #: Tokeniser name -> class; each takes ``(n_channels, d_model, **params)``.

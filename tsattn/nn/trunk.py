@@ -82,6 +82,12 @@ class EncoderTrunk(nn.Module):
         """``x (B, N, C)``, ``mask (B, N) | None`` -> ``(h (B, N', d_model), token mask (B, N') |
         None, per-layer attention weights (B, n_heads, N', N') or None)``."""
         tokens, mask = self.tokenizer(x, mask)
+        return self.encode_tokens(tokens, mask, need_weights)
+
+    def encode_tokens(
+        self, tokens: torch.Tensor, mask: torch.Tensor | None = None, need_weights: bool = False
+    ) -> tuple[torch.Tensor, torch.Tensor | None, list[torch.Tensor] | None]:
+        """:meth:`encode` after the tokeniser: ``tokens (B, N', d_model)`` and their mask."""
         h = self.positions(tokens)
         if not need_weights:
             return self.encoder(h, mask), mask, None
