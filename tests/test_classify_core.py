@@ -66,6 +66,18 @@ def test_stem_pool_feeds_the_stem_blocks_to_the_head_and_refuses_other_heads():
             TSClassifier(stem_pool=True, max_steps=1, **bad, **TINY).fit(X, y)
 
 
+def test_label_smoothing_keeps_the_probabilities_off_the_hard_labels():
+    X, y = _data()
+    X[y == 1, 0] += 3.0  # separable: hard labels drive the probabilities to 1
+    kw = dict(max_steps=150, augment_prob=0.0, dropout=0.0, **TINY)
+    hard = TSClassifier(**kw).fit(X, y).predict_proba(X).max(axis=1)
+    soft = TSClassifier(label_smoothing=0.5, **kw).fit(X, y)
+    assert hard.min() > 0.9
+    # targets 0.75 / 0.25: the smoothed optimum; still every series right
+    assert soft.predict_proba(X).max(axis=1).max() < 0.85
+    assert (soft.predict(X) == y).all()
+
+
 @pytest.mark.parametrize(("tokenizer", "steps", "tokens"), [("step", 1, 300), ("patch", 10, 30), ("conv", 16, 19)])
 def test_tokenizers_bound_the_token_count(tokenizer, steps, tokens):
     X, y = _data(length=300)

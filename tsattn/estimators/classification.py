@@ -13,8 +13,9 @@ from sklearn.preprocessing import LabelEncoder
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
+from tsattn.estimators.base import RATE
 from tsattn.estimators.collection import CollectionEstimator
-from tsattn.estimators.params import declare, default
+from tsattn.estimators.params import declare, default, param
 
 __all__ = ["TSClassifier"]
 
@@ -42,6 +43,10 @@ class TSClassifier(ClassifierMixin, CollectionEstimator):
 
     # chosen by 3-fold CV on TRAIN across the UEA/UCR sets (docs/results/classify_cv/)
     augment_prob: float = default(0.5)
+    label_smoothing: float = param(
+        0.0, [RATE], "Share of each training label's probability spread evenly over the classes "
+        "in the cross-entropy (``torch.nn.functional.cross_entropy``); 0 trains on hard labels."
+    )
 
     def _encode_targets(self, y, n_series):
         _check_labels(y)
@@ -61,7 +66,7 @@ class TSClassifier(ClassifierMixin, CollectionEstimator):
         return y_encoded.cpu().numpy()
 
     def _loss(self, output, target):
-        return F.cross_entropy(output, target)
+        return F.cross_entropy(output, target, label_smoothing=self.label_smoothing)
 
     @staticmethod
     def _score_fn(output, target):
