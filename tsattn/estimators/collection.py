@@ -66,12 +66,15 @@ class CollectionEstimator(BaseTSEstimator):
     )
     stem_diff: bool = param(
         False, ["boolean"], "Whether the ``'conv'`` stem also sees each channel's first "
-        "difference, standardised, as extra input channels."
+        "difference, standardised, as extra input channels. Level with False by 3-fold CV on "
+        "TRAIN of 42 UEA/UCR sets (86.41 against 86.36; UCR +0.2, UEA -0.7; "
+        "``docs/results/classify_cv/``)."
     )
     stem_pool: bool = param(
         False, ["boolean"], "Whether the head also takes the mean and maximum over the real steps "
         "of every halving block of the ``'conv'`` stem (features at each of its resolutions) "
-        "beside the encoded tokens; needs a pooling ``head``."
+        "beside the encoded tokens; needs a pooling ``head``. Level with False by 3-fold CV on "
+        "TRAIN of 42 UEA/UCR sets (86.33 against 86.36; ``docs/results/classify_cv/``)."
     )
     crop: float = param(
         0.8, [Interval(Real, 0, 1, closed="right")], "Training augmentation, window slicing: each "
