@@ -196,6 +196,11 @@ class BaseTSEstimator(BaseEstimator):
         """The training-batch transform of this estimator (None: no augmentation)."""
         return None
 
+    def _mixing(self):
+        """The training-batch mixing of this estimator, e.g. :class:`~tsattn.training.MixUp`
+        (None: none)."""
+        return None
+
     def _random(self) -> tuple[int, np.random.Generator]:
         """The seed of torch's generators for this fit and the numpy generator of splits and
         batches, both drawn from ``random_state``."""
@@ -260,7 +265,7 @@ class BaseTSEstimator(BaseEstimator):
                 result = train(
                     self.module_, self._loss, train_data, valid_data, optimizer=optimizer,
                     max_epochs=epochs, max_steps=steps, batch_size=self.batch_size_, rng=rng,
-                    transform=self._augmentation(),
+                    transform=self._augmentation(), mix=self._mixing(),
                     callbacks=[*callbacks, *(self.callbacks or ())], estimator=self,
                     fixed_len=fixed_len, precision=self.precision, score_fn=self._score_fn,
                 )  # fmt: skip

@@ -25,7 +25,7 @@ from tsattn.estimators.base import ATTENTION, BaseTSEstimator
 from tsattn.estimators.params import declare, default, param
 from tsattn.nn.network import HEADS, TSTransformer
 from tsattn.nn.tokenizers import TOKENIZERS
-from tsattn.training import SliceAndScale, TensorData, predict, resolve_device
+from tsattn.training import MixUp, SliceAndScale, TensorData, predict, resolve_device
 
 __all__ = ["CollectionEstimator"]
 
@@ -89,6 +89,12 @@ class CollectionEstimator(BaseTSEstimator):
         1.0, [Interval(Real, 0, 1, closed="both")], "Share of the training series that ``crop`` "
         "and ``scale_jitter`` transform in each batch; the rest are fed unchanged. 0 switches "
         "augmentation off."
+    )
+    mixup: float = param(
+        0.0, [Interval(Real, 0, None, closed="left")], "Training augmentation, mixup (Zhang et al. "
+        "2018): each training batch is blended with a shuffled copy of itself by a weight drawn "
+        "from ``Beta(mixup, mixup)``, and so are the targets in the loss "
+        "(:class:`~tsattn.training.MixUp`). 0 switches it off."
     )
     normalize: str = param(
         "channel", [StrOptions({"channel", "instance", "both"})], "Input scaling: ``'channel'`` "
@@ -174,6 +180,9 @@ class CollectionEstimator(BaseTSEstimator):
     def _augmentation(self) -> SliceAndScale | None:
         transform = SliceAndScale(self.crop, self.scale_jitter, self.augment_prob)
         return transform if transform.active else None
+
+    def _mixing(self) -> MixUp | None:
+        return MixUp(self.mixup) if self.mixup > 0 else None
 
     def _tokenizer_params(self, length: int) -> dict[str, int]:
         """The tokeniser's sizes for training series of at most ``length`` steps."""

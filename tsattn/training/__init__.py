@@ -6,7 +6,7 @@ through :func:`predict`. Data lives on the device as padded tensors (:class:`Ten
 as one series cut into windows on the fly (:class:`WindowData`).
 """
 
-from tsattn.training.augment import SliceAndScale
+from tsattn.training.augment import MixUp, SliceAndScale
 from tsattn.training.callbacks import (
     LR_SCHEDULES,
     Callback,
@@ -26,6 +26,7 @@ __all__ = [
     "EarlyStopping",
     "LRScheduler",
     "LR_SCHEDULES",
+    "MixUp",
     "NaNGuard",
     "PRECISIONS",
     "ProgressBar",

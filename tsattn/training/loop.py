@@ -41,7 +41,7 @@ def _has_batchnorm(module: nn.Module) -> bool:
 
 
 def _train_epoch(module, loss_fn, data, optimizer, batch_size, rng, fixed_len, precision,
-                 callbacks=(), estimator=None, step=0, max_steps=None, transform=None
+                 callbacks=(), estimator=None, step=0, max_steps=None, transform=None, mix=None
                  ) -> tuple[float, int]:
     """One pass over ``data`` (or up to ``max_steps`` steps in all); returns the mean loss and the
     step count so far."""
@@ -55,9 +55,14 @@ def _train_epoch(module, loss_fn, data, optimizer, batch_size, rng, fixed_len, p
         x, mask = data.batch(idx, fixed_len)
         if transform is not None:
             x = transform(x, mask)
+        y = data.y[idx]
+        if mix is not None:
+            x, mask, perm, lam = mix(x, mask)
         with autocast(data.x.device, precision):
             output = module(x, mask)
-        loss = loss_fn(output.float(), data.y[idx])
+        loss = loss_fn(output.float(), y)
+        if mix is not None:
+            loss = lam * loss + (1 - lam) * loss_fn(output.float(), y[perm])
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()
@@ -83,6 +88,7 @@ def train(
     rng: np.random.Generator,
     max_steps: int | None = None,
     transform: Callable[[torch.Tensor, torch.Tensor | None], torch.Tensor] | None = None,
+    mix: Callable | None = None,
     callbacks: Sequence[Callback] = (),
     estimator: Any = None,
     fixed_len: bool = False,
@@ -95,7 +101,9 @@ def train(
     loss and (with ``score_fn``, higher is better) the score on ``valid_data``, then a record
     (``epoch``, ``lr``, ``train_loss``, ``valid_loss``, ``valid_score``, ``best``, ``dur``) appended to
     the history and given to every callback in order (``on_step_end`` runs after every optimiser
-    step; ``transform(x, mask)`` augments each training batch); training stops after ``max_epochs``, after ``max_steps`` steps (mid-epoch), when a
+    step; ``transform(x, mask)`` augments each training batch, then ``mix(x, mask)`` (e.g.
+    :class:`~tsattn.training.MixUp`) blends it with a permutation of itself, returning
+    ``(x, mask, perm, lam)``, and the loss becomes ``lam * loss(y) + (1 - lam) * loss(y[perm])``); training stops after ``max_epochs``, after ``max_steps`` steps (mid-epoch), when a
     callback returns True, or on Ctrl-C (``KeyboardInterrupt``: a warning, and the result says so).
     Every callback's ``on_train_end`` runs however training ends. ``precision``: see
     :func:`~tsattn.training.autocast`.
@@ -110,7 +118,7 @@ def train(
             lr = optimizer.param_groups[0]["lr"]
             train_loss, step = _train_epoch(
                 module, loss_fn, train_data, optimizer, batch_size, rng, fixed_len, precision,
-                callbacks, estimator, step, max_steps, transform,
+                callbacks, estimator, step, max_steps, transform, mix,
             )
             valid_loss = valid_score = None
             if valid_data is not None:
