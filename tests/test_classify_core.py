@@ -96,6 +96,18 @@ def test_step_budget_stops_mid_epoch_and_takes_the_smaller_bound():
         TSClassifier(max_epochs=None, max_steps=None, **TINY).fit(X, y)
 
 
+@pytest.mark.parametrize(("n", "steps"), [(10, 1000), (50, 1000), (200, 2000), (450, 3000), (5000, 4000)])
+def test_auto_step_budget_grows_with_the_training_series_between_bounds(n, steps):
+    for est in (TSClassifier(max_steps="auto"), TSRegressor(max_steps="auto")):
+        epochs, budget = est._budget(n)
+        assert budget == steps and epochs == -(-steps // -(-n // 32))
+    # a fit reports the resolved budget and stops there
+    X, y = _data(n=12, length=20)
+    clf = TSClassifier(max_steps="auto", **TINY)
+    clf.set_params(max_epochs=2).fit(X, y)
+    assert (clf.max_steps_, clf.n_steps_) == (2, 2)  # the epoch bound (2 x 1 batch) is smaller
+
+
 @pytest.mark.parametrize(("n", "batch"), [(24, 8), (70, 16), (130, 32)])
 def test_auto_batch_size_gives_small_sets_several_batches_per_epoch(n, batch):
     X, y = _data(n=n, length=20)

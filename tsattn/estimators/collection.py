@@ -29,6 +29,10 @@ from tsattn.training import MixUp, SliceAndScale, TensorData, predict, resolve_d
 
 __all__ = ["CollectionEstimator"]
 
+# max_steps='auto': 1000 steps up to AUTO_STEPS_SERIES training series, growing with the square
+# root of their number beyond, at most AUTO_MAX_STEPS
+AUTO_STEPS, AUTO_STEPS_SERIES, AUTO_MAX_STEPS = 1000, 50, 4000
+
 
 @declare
 class CollectionEstimator(BaseTSEstimator):
@@ -176,6 +180,13 @@ class CollectionEstimator(BaseTSEstimator):
         TRAIN of 42 UEA/UCR sets it scored 0.4 points below 32 on average, with large swings
         either way on the smallest sets (``docs/results/classify_cv/``, ``bauto``)."""
         return int(np.clip(2 ** math.floor(math.log2(max(n_train, 1) / 4)), 8, 32))
+
+    def _auto_steps(self, n_train: int) -> int:
+        """``max_steps='auto'``: ``1000 * sqrt(n_train / 50)`` optimiser steps, at least 1000 and at
+        most 4000 (50 series: 1000; 200: 2000; 800 or more: 4000). Small sets keep the fixed budget;
+        larger ones, which get fewer passes over their series from it, get more steps."""
+        steps = round(AUTO_STEPS * math.sqrt(n_train / AUTO_STEPS_SERIES))
+        return int(np.clip(steps, AUTO_STEPS, AUTO_MAX_STEPS))
 
     def _augmentation(self) -> SliceAndScale | None:
         transform = SliceAndScale(self.crop, self.scale_jitter, self.augment_prob)
