@@ -3,8 +3,8 @@ mixup of series and their targets.
 
 All are standard for classification with few training examples (window slicing: Le Guennec et
 al. 2016; magnitude scaling: Um et al. 2017; mixup: Zhang et al. 2018). They run on the training
-batches only,
-drawn from torch's global generator (seeded per fit by the estimator), never at prediction.
+batches only, drawn from torch's global generator (seeded per fit by the estimator), never at
+prediction.
 """
 
 from __future__ import annotations
