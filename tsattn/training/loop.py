@@ -59,10 +59,10 @@ def _train_epoch(module, loss_fn, data, optimizer, batch_size, rng, fixed_len, p
         if mix is not None:
             x, mask, perm, lam = mix(x, mask)
         with autocast(data.x.device, precision):
-            output = module(x, mask)
-        loss = loss_fn(output.float(), y)
+            output = module(x, mask).float()
+        loss = loss_fn(output, y)
         if mix is not None:
-            loss = lam * loss + (1 - lam) * loss_fn(output.float(), y[perm])
+            loss = lam * loss + (1 - lam) * loss_fn(output, y[perm])
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()
@@ -103,8 +103,9 @@ def train(
     the history and given to every callback in order (``on_step_end`` runs after every optimiser
     step; ``transform(x, mask)`` augments each training batch, then ``mix(x, mask)`` (e.g.
     :class:`~tsattn.training.MixUp`) blends it with a permutation of itself, returning
-    ``(x, mask, perm, lam)``, and the loss becomes ``lam * loss(y) + (1 - lam) * loss(y[perm])``); training stops after ``max_epochs``, after ``max_steps`` steps (mid-epoch), when a
-    callback returns True, or on Ctrl-C (``KeyboardInterrupt``: a warning, and the result says so).
+    ``(x, mask, perm, lam)``, and the loss becomes ``lam * loss(y) + (1 - lam) * loss(y[perm])``);
+    training stops after ``max_epochs``, after ``max_steps`` steps (mid-epoch), when a callback
+    returns True, or on Ctrl-C (``KeyboardInterrupt``: a warning, and the result says so).
     Every callback's ``on_train_end`` runs however training ends. ``precision``: see
     :func:`~tsattn.training.autocast`.
     """
