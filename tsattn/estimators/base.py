@@ -201,6 +201,9 @@ class BaseTSEstimator(BaseEstimator):
         (None: none)."""
         return None
 
+    def _pretrain(self, train_data: TensorData, rng: np.random.Generator) -> None:
+        """Self-supervised training of ``module_`` before the supervised fit (none here)."""
+
     def _random(self) -> tuple[int, np.random.Generator]:
         """The seed of torch's generators for this fit and the numpy generator of splits and
         batches, both drawn from ``random_state``."""
@@ -246,6 +249,7 @@ class BaseTSEstimator(BaseEstimator):
         self.max_steps_ = steps
         with seeded(seed, self.device_):
             self.module_ = self._build_network().to(self.device_)
+            self._pretrain(train_data, rng)
             optimizer = torch.optim.AdamW(
                 self.module_.parameters(), lr=self.lr, weight_decay=self.weight_decay
             )

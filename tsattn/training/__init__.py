@@ -19,6 +19,7 @@ from tsattn.training.callbacks import (
 from tsattn.training.data import TensorData
 from tsattn.training.device import PRECISIONS, autocast, resolve_device, seeded
 from tsattn.training.loop import TrainResult, predict, train
+from tsattn.training.pretrain import MaskedReconstruction, pretrain
 from tsattn.training.windows import WindowData
 
 __all__ = [
@@ -26,6 +27,7 @@ __all__ = [
     "EarlyStopping",
     "LRScheduler",
     "LR_SCHEDULES",
+    "MaskedReconstruction",
     "MixUp",
     "NaNGuard",
     "PRECISIONS",
@@ -37,6 +39,7 @@ __all__ = [
     "WindowData",
     "autocast",
     "predict",
+    "pretrain",
     "resolve_device",
     "seeded",
     "train",
