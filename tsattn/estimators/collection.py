@@ -111,7 +111,9 @@ class CollectionEstimator(BaseTSEstimator):
         "steps in which the network's trunk learns to rebuild hidden tokens' steps of the training "
         "series (40% of the tokens hidden, mean squared error; "
         ":class:`~tsattn.training.MaskedReconstruction`) before the supervised ``max_steps``. "
-        "0 switches it off; ``pretrain_loss_`` holds every step's loss."
+        "0 switches it off; ``pretrain_loss_`` holds every step's loss. 500 scored 0.8 points below "
+        "0 by 3-fold CV on TRAIN of 42 UEA/UCR sets (86.42 against 87.24, 1.34 times the fit "
+        "time; ``docs/results/classify_cv/``, ``pt500``)."
     )
     normalize: str = param(
         "channel", [StrOptions({"channel", "instance", "both"})], "Input scaling: ``'channel'`` "
