@@ -100,5 +100,6 @@ def test_a_worker_killed_mid_trial_loses_nothing(tmp_path, name):
     kept = {t.number: t.value for t in study.trials if t.number in before}
     assert kept == before  # the killed worker's finished trials are all still there
     rerun = [t for t in study.trials if t.user_attrs.get("retry_of") == killed.number]
-    assert len(rerun) == 1 and rerun[0].params == killed.params and rerun[0].state == STATE.COMPLETE
+    why = [(t.number, t.state.name, t.params, t.user_attrs) for t in study.trials]  # on failure
+    assert len(rerun) == 1 and rerun[0].params == killed.params and rerun[0].state == STATE.COMPLETE, why
     assert not study.get_trials(states=(STATE.RUNNING, STATE.WAITING))
