@@ -25,7 +25,7 @@ def test_masked_reconstruction_matches_the_formula(tokenizer, params, steps, lef
     """The loss is the mean squared error of the linear map of each encoded token against the steps
     it covers, over the hidden real steps only; hidden steps enter the trunk as zeros."""
     net = _network(tokenizer, params)
-    model = MaskedReconstruction(net, 2, steps, ratio=0.5, left_pad=left_pad).eval()
+    model = MaskedReconstruction(net, 2, steps, ratio=0.5).eval()  # left padding: the tokeniser's
     lengths = torch.tensor([37, 21, 8])
     mask = torch.arange(37)[None] < lengths[:, None]
     x = torch.randn(3, 37, 2) * mask[..., None]
@@ -73,6 +73,8 @@ def test_pretrain_lowers_the_reconstruction_loss_and_refuses_bad_input():
     with pytest.raises(ValueError, match="ratio"):
         MaskedReconstruction(net, 1, 4, ratio=1.0)
     bad = TensorData(data.x * float("nan"), data.lengths)
+    with pytest.raises(ValueError, match="batch_size=2 or more"):
+        pretrain(MaskedReconstruction(net, 1, 4), data, steps=3, batch_size=1, rng=np.random.default_rng(0))
     with pytest.raises(TrainingDivergedError, match="pretrain_steps=0"):
         pretrain(MaskedReconstruction(net, 1, 4), bad, steps=3, batch_size=16, rng=np.random.default_rng(0))
 

@@ -218,9 +218,8 @@ class CollectionEstimator(BaseTSEstimator):
         if self.pretrain_steps == 0:
             return
         model = MaskedReconstruction(
-            self.module_, self.network_params_["n_channels"], self.token_steps_,
-            PRETRAIN_MASK_RATIO, left_pad=self.tokenizer == "patch",
-        ).to(self.device_)  # fmt: skip
+            self.module_, self.network_params_["n_channels"], self.token_steps_, PRETRAIN_MASK_RATIO
+        ).to(self.device_)
         self.pretrain_loss_ = pretrain(
             model, train_data, steps=self.pretrain_steps, batch_size=self.batch_size_, rng=rng,
             lr=self.lr, weight_decay=self.weight_decay, warmup=self.warmup,

@@ -21,6 +21,7 @@ from torch import nn
 from tsattn.training.callbacks import TrainingDivergedError, warmup_cosine
 from tsattn.training.data import TensorData
 from tsattn.training.device import autocast
+from tsattn.training.loop import _has_batchnorm
 
 __all__ = ["MaskedReconstruction", "pretrain"]
 
@@ -35,17 +36,19 @@ class MaskedReconstruction(nn.Module):
     n_channels : input channels ``C``.
     token_steps : input steps per token (the stem's ``2**n_down``, the patch length, or 1).
     ratio : probability that a token's steps are hidden.
-    left_pad : whether the tokeniser pads a series on the left to a whole number of tokens (the
-        patch tokeniser); otherwise token ``i`` covers steps ``i * token_steps`` onwards.
+
+    A tokeniser with a ``pad(n)`` method (the patch tokeniser) left-pads a series of ``n`` steps
+    by that many to whole tokens; otherwise token ``i`` covers steps ``i * token_steps`` onwards.
     """
 
-    def __init__(self, trunk: nn.Module, n_channels: int, token_steps: int, ratio: float = 0.4,
-                 left_pad: bool = False) -> None:  # fmt: skip
+    def __init__(
+        self, trunk: nn.Module, n_channels: int, token_steps: int, ratio: float = 0.4
+    ) -> None:
         super().__init__()
         if not 0 < ratio < 1:
             raise ValueError(f"ratio must lie strictly between 0 and 1, got {ratio}.")
         self.trunk = trunk
-        self.token_steps, self.ratio, self.left_pad = int(token_steps), float(ratio), left_pad
+        self.token_steps, self.ratio = int(token_steps), float(ratio)
         self.reconstruct = nn.Linear(trunk.d_model, self.token_steps * int(n_channels))
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
@@ -54,7 +57,7 @@ class MaskedReconstruction(nn.Module):
         b, n, c = x.shape
         s = self.token_steps
         p = -(-n // s)
-        pad = p * s - n if self.left_pad else 0
+        pad = self.trunk.tokenizer.pad(n) if hasattr(self.trunk.tokenizer, "pad") else 0
         hidden_tokens = torch.rand(b, p, device=x.device) < self.ratio
         hidden = hidden_tokens.repeat_interleave(s, dim=1)[:, pad : pad + n]  # (B, N)
         if mask is not None:
@@ -81,15 +84,23 @@ def pretrain(
     """Train ``model`` for ``steps`` AdamW steps over shuffled batches of ``data`` (``rng``) with a
     linear warm-up and cosine decay of the rate (:func:`~tsattn.training.callbacks.warmup_cosine`);
     returns the loss of every step. Raises :class:`~tsattn.training.TrainingDivergedError` on a
-    non-finite loss."""
+    non-finite loss. Batches of one series are skipped when the model has BatchNorm layers, as in
+    :func:`~tsattn.training.train`; a ``batch_size`` that leaves no other batch is refused."""
     optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
     schedule = torch.optim.lr_scheduler.LambdaLR(
         optimizer, partial(warmup_cosine, total=int(steps), warmup=warmup)
     )
     model.train()
+    skip_singletons = len(data) > 1 and _has_batchnorm(model)
     losses: list[float] = []
     while len(losses) < steps:
-        batches = [i for i in data.shuffled_batches(batch_size, rng) if len(i) > 1 or len(data) == 1]
+        batches = data.shuffled_batches(batch_size, rng)
+        batches = [i for i in batches if len(i) > 1 or not skip_singletons]
+        if not batches:
+            raise ValueError(
+                f"batch_size={batch_size} gives batches of one series, which BatchNorm cannot "
+                "normalise; use batch_size=2 or more to pretrain."
+            )
         for idx_np in batches:
             x, mask = data.batch(torch.as_tensor(idx_np, device=data.x.device), fixed_len=False)
             with autocast(data.x.device, precision):
