@@ -8,7 +8,10 @@ import torch
 from aeon.datasets import load_basic_motions
 
 from tsattn import TSClassifier, TSForecaster, list_attention
+from tsattn.attention import build_attention
 from tsattn.training import autocast
+
+from .reference_attention import TEST_CONFIGS
 
 TINY = dict(d_model=8, n_heads=2, n_layers=1, dim_feedforward=16, max_epochs=2, random_state=0,
             device="cpu")  # fmt: skip
@@ -57,3 +60,27 @@ def test_unknown_precision_is_refused(motions, bad):
     X, y = motions
     with pytest.raises(ValueError, match="precision must be one of"):
         TSClassifier(precision=bad, **TINY).fit(X, y)
+
+
+DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(
+    not torch.cuda.is_available(), reason="needs a CUDA GPU"))]  # fmt: skip
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("name", list_attention())
+def test_a_variant_alone_takes_float32_input_under_bf16_autocast(name, device):
+    """A user's own model may hand an attention layer float32 activations inside ``autocast``
+    (the estimators' networks hand it bfloat16 ones): outputs, maps and gradients stay finite."""
+    torch.manual_seed(0)
+    cfg = TEST_CONFIGS.get(name, [{}])[0]
+    module = build_attention(name, 16, 4, **cfg).to(device).train()
+    x = torch.randn(4, 24, 16, device=device, requires_grad=True)
+    mask = torch.ones(4, 24, dtype=torch.bool, device=device)
+    mask[1, 15:] = False
+    with torch.autocast(device, dtype=torch.bfloat16):
+        out = module(x, mask)
+        if module.supports_weights:
+            _, weights = module(x, mask, need_weights=True)
+            assert torch.isfinite(weights).all()
+    out.float().square().mean().backward()
+    assert torch.isfinite(out).all() and torch.isfinite(x.grad).all()

@@ -117,8 +117,10 @@ class MultiresolutionHeadAttention(MultiHeadProjections):
             else:
                 w = self.kernel_weights(q, k, mk)
                 o = self.attend(w, v)
-                weights[:, list(heads)] = spread_pooled_keys(upsample_time(w, s, n), sk, mask, n)
-            out[:, list(heads)] = upsample_time(o, s, n)
+                weights[:, list(heads)] = spread_pooled_keys(
+                    upsample_time(w, s, n), sk, mask, n
+                ).to(weights.dtype)
+            out[:, list(heads)] = upsample_time(o, s, n).to(out.dtype)  # autocast: o may be bf16
             del q, k, v, o
         return self.with_weights(self.out_proj(self.merge_heads(out)), weights, mask)
 

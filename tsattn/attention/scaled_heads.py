@@ -96,11 +96,11 @@ class ScaledHeadAttention(MultiHeadProjections):
             else:
                 w = self.kernel_weights(q, k, ms, scale=scale)
                 o = self.attend(w, v)
-                weights[:, list(heads)] = spread_pooled_keys(w, scale, mask, n)
+                weights[:, list(heads)] = spread_pooled_keys(w, scale, mask, n).to(weights.dtype)
             if _contiguous(heads):
                 out[:, heads[0] : heads[-1] + 1] = o
             else:
-                out[:, list(heads)] = o
+                out[:, list(heads)] = o.to(out.dtype)  # autocast: o may be bf16
             del xs, q, k, v, o  # free this group's tensors before the next group allocates
         return self.with_weights(self.out_proj(self.merge_heads(out)), weights, mask)
 
