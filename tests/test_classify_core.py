@@ -171,7 +171,7 @@ def test_augmentation_probability_leaves_the_other_series_unchanged():
 
 def test_augmentation_is_reproducible_and_changes_training():
     X, y = _data()
-    params = dict(max_epochs=2, **TINY)
+    params = dict(max_epochs=2, device="cpu", **TINY)  # bit-identical refits: tests/test_cuda.py for GPUs
     a = TSClassifier(crop=0.7, scale_jitter=0.1, **params).fit(X, y).predict_proba(X)
     b = TSClassifier(crop=0.7, scale_jitter=0.1, **params).fit(X, y).predict_proba(X)
     c = TSClassifier(crop=1.0, scale_jitter=0.0, **params).fit(X, y).predict_proba(X)
@@ -211,7 +211,7 @@ def test_mixup_blends_series_and_padding_and_the_loop_blends_the_targets_loss():
 def test_mixup_is_reproducible_and_softens_the_fitted_probabilities():
     X, y = _data()
     X[y == 1, 0] += 3.0  # separable: hard labels drive the probabilities to 1
-    kw = dict(max_steps=150, augment_prob=0.0, dropout=0.0, label_smoothing=0.0, **TINY)
+    kw = dict(max_steps=150, augment_prob=0.0, dropout=0.0, label_smoothing=0.0, device="cpu", **TINY)
     hard = TSClassifier(**kw).fit(X, y).predict_proba(X).max(axis=1)
     mixed = TSClassifier(mixup=1.0, **kw).fit(X, y)
     np.testing.assert_array_equal(mixed.predict_proba(X), TSClassifier(mixup=1.0, **kw).fit(X, y).predict_proba(X))
@@ -244,14 +244,14 @@ def test_instance_normalisation_ignores_each_series_scale_and_both_keeps_it():
     fits = {n: TSClassifier(normalize=n, max_steps=1, d_model=16, n_heads=2, random_state=0).fit(X, y)
             for n in ("channel", "instance", "both")}  # fmt: skip
     batch = to_series_batch(X)
-    inst = fits["instance"]._to_tensors(batch).x.numpy()
+    inst = fits["instance"]._to_tensors(batch).x.cpu().numpy()
     assert np.allclose(inst.mean(axis=1), 0, atol=1e-5) and np.allclose(inst.std(axis=1), 1, atol=1e-4)
     # an instance-normalised model cannot tell a series from a rescaled copy of it
     assert np.allclose(fits["instance"].predict_proba(X * 7 + 3), fits["instance"].predict_proba(X), atol=1e-5)
-    both = fits["both"]._to_tensors(batch).x.numpy()
+    both = fits["both"]._to_tensors(batch).x.cpu().numpy()
     assert both.shape[2] == 4 and np.allclose(both[..., 2:], inst)
-    assert np.allclose(both[..., :2], fits["channel"]._to_tensors(batch).x.numpy())
+    assert np.allclose(both[..., :2], fits["channel"]._to_tensors(batch).x.cpu().numpy())
     # unequal lengths: statistics over each series' real steps, padding stays zero
     short = [x[:, : 20 + i] for i, x in enumerate(X)]
-    out = fits["instance"]._to_tensors(to_series_batch(short)).x.numpy()
+    out = fits["instance"]._to_tensors(to_series_batch(short)).x.cpu().numpy()
     assert np.allclose(out[0, :20].mean(axis=0), 0, atol=1e-5) and (out[0, 20:] == 0).all()

@@ -80,7 +80,7 @@ def test_the_network_trains_under_torch_compile():
 
     X, y = load_basic_motions(split="train")
     clf = TSClassifier(d_model=8, n_heads=2, n_layers=1, dim_feedforward=16, max_epochs=1,
-                       random_state=0).fit(X[::5, :, :20], y[::5])
+                       random_state=0, device="cpu").fit(X[::5, :, :20], y[::5])  # the CPU backend
     net = torch.compile(clf.module_.train())
     x = torch.randn(4, 20, 6)
     loss = net(x, None).logsumexp(dim=1).mean()
