@@ -55,9 +55,15 @@ def time_default_fit(n: int, channels: int, length: int, classes: int = 2, repea
         "seconds": seconds, "median_seconds": float(np.median(seconds)),
         "seconds_per_step": float(np.median(seconds)) / int(est.n_steps_),
         "torch_threads": torch.get_num_threads(), "load_average_at_start": load,
-        "machine": f"{platform.machine()}, {os.cpu_count()} CPUs",
+        "machine": f"{platform.machine()}, {os.cpu_count()} CPUs", "device": _device_name(est.device_),
     }  # fmt: skip
 
+
+
+def _device_name(device) -> str:
+    import torch
+
+    return torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu"
 
 
 def _forecast_extra(est, series: np.ndarray) -> dict[str, Any]:

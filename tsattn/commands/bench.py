@@ -308,7 +308,7 @@ def _register_fit_time(sub: argparse._SubParsersAction) -> None:
         "fit-time",
         help="seconds per default fit on random data of a given shape",
         description="Time default TSClassifier (or TSRegressor) fits on random data of shape "
-        "(n, channels, length) and write fit_time.json: how long a fit takes on data shaped like yours. "
+        "(n, channels, length) and write OUT/n{n}_c{channels}_l{length}.json: how long a fit takes on data shaped like yours. "
         "--forecast: a default TSForecaster on one random walk of length x channels, with the peak memory.",
     )
     p.add_argument("--n", type=int, default=1, help="number of series (default 1)")
