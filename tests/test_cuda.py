@@ -23,6 +23,7 @@ from tsattn import TSClassifier, TSForecaster, TSRegressor, list_attention
 from tsattn.attention import build_attention
 
 from .reference_attention import TEST_CONFIGS
+from .test_estimators import _toy as _toy_series
 
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
 
@@ -63,12 +64,8 @@ def test_variant_on_the_gpu_matches_the_cpu(name, cfg):
             torch.testing.assert_close(pg.grad.cpu(), pc.grad, rtol=1e-6, atol=1e-8, msg=pname)
 
 
-def _toy(n=40, c=2, length=30, seed=0):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, c, length))
-    y = np.array(["a", "b"] * (n // 2))
-    X[y == "b", :, length // 2 :] += 2.0
-    return X, y
+def _toy(n=40, seed=0):
+    return _toy_series(n=n, c=2, length=30, seed=seed)
 
 
 @pytest.mark.parametrize("attention", ["softmax", "bn_sh", "s3", "long_short"])
