@@ -99,6 +99,39 @@ def test_run_is_resumable_and_writes_the_report(tmp_path):
     assert (tmp_path / "mean_ranks.png").stat().st_size > 0
 
 
+def test_two_processes_starting_on_one_folder_write_one_header(tmp_path):
+    """The header check and the write happen under the file's lock: a row waits for a holder."""
+    import threading
+
+    from tsattn._filelock import acquire_lock, release_lock
+    from tsattn.benchmarks.classify import RESULT_COLUMNS, _append, _done
+
+    path = tmp_path / "results.csv"
+    row = {"dataset": "GunPoint", "archive": "ucr", "model": "minirocket", "seed": 0, "fold": 0,
+           "metric": "accuracy", "score": 0.9, "status": "ok"}  # fmt: skip
+    fd = acquire_lock(path)  # as a second process would hold it, mid-write
+    writer = threading.Thread(target=_append, args=(path, row))
+    writer.start()
+    writer.join(timeout=0.5)
+    assert writer.is_alive() and not path.exists()  # waited for the lock
+    first = {**row, "seed": 1}
+    with open(path, "w", encoding="utf-8") as fh:  # the holder's own first row, with the header
+        pd.DataFrame([{c: first.get(c) for c in RESULT_COLUMNS}]).to_csv(fh, index=False)
+    release_lock(fd)
+    writer.join(timeout=30)
+    lines = path.read_text().splitlines()
+    assert lines[0].startswith("dataset,") and sum(x.startswith("dataset,") for x in lines) == 1
+    assert len(lines) == 3
+    # a file left with a header repeated mid-way (runs before the lock) resumes, repaired
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(lines[0] + "\n")
+    _append(path, {**row, "seed": 2})
+    rows, done = _done(path, retry_failed=False)
+    assert sorted(rows.seed) == [0, 1, 2] and rows.score.dtype == float
+    assert done == {("GunPoint", "minirocket", s, 0) for s in (0, 1, 2)}
+    assert sum(x.startswith("dataset,") for x in path.read_text().splitlines()) == 1
+
+
 def test_rows_of_an_interrupted_run_survive(tmp_path, ctrl_c_on_fit):
     from tsattn.benchmarks import BenchmarkInterrupted
 

@@ -383,23 +383,31 @@ def _log_loss(est: Any, X: Any, y: np.ndarray) -> float:
 def _done(path: Path, retry_failed: bool) -> tuple[pd.DataFrame, set[tuple[str, str, int]]]:
     if not path.is_file() or path.stat().st_size == 0:
         return pd.DataFrame(columns=RESULT_COLUMNS), set()
-    try:
-        rows = pd.read_csv(path, keep_default_na=False, na_values=[""])
-    except pd.errors.EmptyDataError:
-        return pd.DataFrame(columns=RESULT_COLUMNS), set()
-    if retry_failed:
-        rows = rows[rows.status == "ok"]
-        rows.to_csv(path, index=False)
+    with file_lock(path):
+        try:
+            rows = pd.read_csv(path, keep_default_na=False, na_values=[""])
+        except pd.errors.EmptyDataError:
+            return pd.DataFrame(columns=RESULT_COLUMNS), set()
+        repeated_header = rows.dataset == "dataset"  # left by runs before the lock in _append
+        if repeated_header.any():
+            rows[~repeated_header].to_csv(path, index=False)
+            rows = pd.read_csv(path, keep_default_na=False, na_values=[""])
+        if retry_failed:
+            rows = rows[rows.status == "ok"]
+            rows.to_csv(path, index=False)
     return rows, {(r.dataset, r.model, int(r.seed), int(r.fold)) for r in rows.itertuples()}
 
 
 def _append(path: Path, row: dict[str, Any]) -> None:
+    """Append one row; the header goes with the first row. Under the file's lock: two processes
+    starting on one folder both saw an empty file and both wrote a header."""
     frame = pd.DataFrame([{c: row.get(c, np.nan) for c in RESULT_COLUMNS}])
-    header = not path.is_file() or path.stat().st_size == 0
-    with open(path, "a", encoding="utf-8") as fh:
-        frame.to_csv(fh, header=header, index=False)
-        fh.flush()
-        os.fsync(fh.fileno())
+    with file_lock(path):
+        header = not path.is_file() or path.stat().st_size == 0
+        with open(path, "a", encoding="utf-8") as fh:
+            frame.to_csv(fh, header=header, index=False)
+            fh.flush()
+            os.fsync(fh.fileno())
 
 
 def run_classify_benchmark(config: ClassifyBenchmark, out: str | Path, progress: bool = True,
