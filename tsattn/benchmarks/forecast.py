@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from tsattn._filelock import file_lock
 from tsattn.benchmarks import BenchmarkInterrupted, raise_if_interrupted
 from tsattn.benchmarks.forecast_baselines import (
     BASELINES,
@@ -236,11 +237,12 @@ def run_forecast_benchmark(
     out.mkdir(parents=True, exist_ok=True)
     csv = out / "results.csv"
     done = set()
-    if csv.is_file() and csv.stat().st_size:
-        old = pd.read_csv(csv)
-        done = {tuple(r) for r in old[_KEY].astype(str).itertuples(index=False)}
-    else:  # the columns first, so that the file reads back whenever the run stops
-        pd.DataFrame(columns=RESULT_COLUMNS).to_csv(csv, index=False)
+    with file_lock(csv):  # runs started on one folder at once: one header, no row overwritten
+        if csv.is_file() and csv.stat().st_size:
+            old = pd.read_csv(csv)
+            done = {tuple(r) for r in old[_KEY].astype(str).itertuples(index=False)}
+        else:  # the columns first, so that the file reads back whenever the run stops
+            pd.DataFrame(columns=RESULT_COLUMNS).to_csv(csv, index=False)
     _write_config(out, config, command)
     tsattn_models = config.model_names()
     seeds, peer_seeds = list(config.seeds), list(config.peer_seeds or config.seeds)
@@ -293,7 +295,8 @@ def _threads() -> int:
 
 def _append(csv: Path, row: dict) -> None:
     frame = pd.DataFrame([{c: row.get(c, np.nan) for c in RESULT_COLUMNS}])
-    frame.to_csv(csv, mode="a", header=False, index=False)
+    with file_lock(csv):
+        frame.to_csv(csv, mode="a", header=False, index=False)
 
 
 def _write_config(out: Path, config: ForecastBenchmark, command: str | None,
