@@ -59,7 +59,6 @@ def time_default_fit(n: int, channels: int, length: int, classes: int = 2, repea
     }  # fmt: skip
 
 
-
 def _device_name(device) -> str:
     import torch
 
