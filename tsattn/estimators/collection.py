@@ -59,7 +59,9 @@ class CollectionEstimator(BaseTSEstimator):
     )
     max_tokens: int = param(
         32, [POSITIVE_INT], "Token budget of the ``'patch'`` and ``'conv'`` tokenisers for the "
-        "longest training series (``'step'`` ignores it)."
+        "longest training series (``'step'`` ignores it). 64 scored level with 32 by 3-fold CV on "
+        "TRAIN of 42 UEA/UCR sets at 1.27 times the fit time (86.72 against 87.24; "
+        "``docs/results/classify_cv/``, ``mt64``)."
     )
     stem_width: int = param(
         16, [POSITIVE_INT], "Narrowest block of the ``'conv'`` stem: the halving blocks' widths "
@@ -119,7 +121,10 @@ class CollectionEstimator(BaseTSEstimator):
         "channel", [StrOptions({"channel", "instance", "both"})], "Input scaling: ``'channel'`` "
         "standardises each channel with the training set's mean and deviation (amplitudes compare "
         "across series); ``'instance'`` standardises each series' channels by their own mean and "
-        "deviation (shapes only); ``'both'`` gives the network the two side by side (2 x channels)."
+        "deviation (shapes only); ``'both'`` gives the network the two side by side (2 x channels). "
+        "``'both'`` scored 1.7 points below ``'channel'`` by 3-fold CV on TRAIN of 42 UEA/UCR sets "
+        "(85.56 against 87.24, 16/10/16 sets; OliveOil -30, NATOPS -9; ``docs/results/classify_cv/``, "
+        "``nb``)."
     )
     n_layers: int = default(2)
     dim_feedforward: int = default(128)
