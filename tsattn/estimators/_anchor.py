@@ -97,8 +97,8 @@ def attach(network: torch.nn.Module, anchor: str | None, train_data, contexts: n
         if not validation:
             return 1.0, forecast, name
         with torch.inference_mode():
-            weight_now = network.anchor.weight  # on the network's device, the GPU too
-            simple = network.anchor(torch.as_tensor(contexts, device=weight_now.device)).cpu().numpy()
+            on = network.anchor.weight.device  # the network's device, a GPU too
+            simple = network.anchor(torch.as_tensor(contexts, device=on)).cpu().numpy()
         blend = fit_blend(forecast, simple, targets)
         blended = blend * forecast + (1 - blend) * simple
         error = float(np.mean((blended - targets) ** 2))
