@@ -11,7 +11,8 @@ import torch
 
 from tsattn import TSClassifier, TSRegressor
 from tsattn._input import to_series_batch
-from tsattn.nn import ConvTokenizer
+from tsattn.nn import ConvTokenizer, RocketTokenizer
+from tsattn.nn.tokenizers import minirocket_kernels
 from tsattn.training import MixUp, SliceAndScale, TensorData, train
 from tsattn.training.callbacks import warmup_cosine
 
@@ -53,6 +54,81 @@ def test_conv_tokenizer_halves_steps_and_ignores_padding(input_blocks, min_width
     torch.testing.assert_close(pooled[1], pooled_alone[0], atol=1e-5, rtol=1e-5)
 
 
+def test_minirocket_kernels_are_the_84_choices_of_three_positions_summing_to_zero():
+    k = minirocket_kernels()
+    assert k.shape == (84, 9) and len({tuple(r.tolist()) for r in k}) == 84
+    assert (k.sum(dim=1) == 0).all() and ((k == 2).sum(dim=1) == 3).all()
+
+
+def test_rocket_tokenizer_pools_fixed_kernels_into_tokens_and_ignores_padding():
+    torch.manual_seed(0)
+    tok = RocketTokenizer(3, 16, n_down=2, max_len=200, n_dilations=4)
+    assert tok.dilations == [1, 2, 8, 24]  # 2**(i/3 * log2(199/8)), floored: 1 up to the span
+    assert not any(n.startswith("weights") for n, _ in tok.named_parameters())  # fixed, not learnt
+    assert tok.projection.in_channels == 84 * 4
+    # every map on one to three of the three channels (MiniRocket: up to nine)
+    picked = (tok.weights != 0).any(dim=-1).sum(dim=-1)
+    assert picked.min() >= 1 and picked.max() <= 3
+    tok.train()(torch.randn(8, 37, 3) * 3)  # running statistics away from their initial values
+    tok.eval()
+    lengths = torch.tensor([37, 20, 9, 1])
+    mask = torch.arange(37)[None] < lengths[:, None]
+    x = torch.randn(4, 37, 3) * mask[..., None]
+    tokens, token_mask = tok(x, mask)
+    assert tokens.shape == (4, tok.n_tokens(37), 16) == (4, 10, 16)
+    assert token_mask.sum(dim=1).tolist() == [10, 5, 3, 1]  # ceil(length / 4)
+    assert (tokens[~token_mask] == 0).all()
+    alone, none = tok(x[1:2, :20], None)
+    assert none is None
+    torch.testing.assert_close(tokens[1, :5], alone[0], atol=1e-5, rtol=1e-5)
+    feats, counts = tok._features(x, mask)
+    assert ((feats >= 0) & (feats <= 1)).all()  # proportions of positive values
+    assert counts[1].tolist() == [4, 4, 4, 4, 4, 0, 0, 0, 0, 0] and counts[0, -1] == 1
+    out, _ = tok(x.requires_grad_(), mask)
+    out.sum().backward()
+    assert x.grad is None or (x.grad == 0).all()  # nothing before the projection is learnt
+    assert tok.projection.weight.grad is not None
+
+
+def test_rocket_tokenizer_samples_long_segments_and_reads_short_ones_whole():
+    x = torch.randn(6, 256, 2)
+    mask = torch.arange(256)[None] < torch.tensor([256, 256, 200, 130, 64, 3])[:, None]
+    x = x * mask[..., None]
+
+    def features(n_down, samples):
+        torch.manual_seed(0)
+        tok = RocketTokenizer(2, 8, n_down=n_down, max_len=256, samples=samples)
+        tok.train()._features(x, mask)  # the same batch statistics for both
+        return tok.eval()._features(x, mask)
+
+    whole, counts = features(4, None)  # segments of 16 steps, at most 16 samples: every step
+    torch.testing.assert_close(features(4, 16), (whole, counts))
+    whole, counts = features(6, None)  # segments of 64 steps, every 4th step read
+    sampled, same_counts = features(6, 16)
+    torch.testing.assert_close(same_counts, counts)
+    assert counts[5].tolist() == [3, 0, 0, 0] and counts[3].tolist() == [64, 64, 2, 0]
+    # the proportions estimated from 16 of 64 steps: close to those of every step
+    assert (sampled - whole).abs().mean() < 0.15
+    assert torch.corrcoef(torch.stack([sampled.ravel(), whole.ravel()]))[0, 1] > 0.8
+    assert not torch.equal(sampled, whole)
+
+
+def test_rocket_tokenizer_in_the_classifier_fits_ragged_series_and_pickles():
+    import pickle
+
+    X, y = _data(length=100)
+    ragged = [x[:, : 100 - 3 * i] for i, x in enumerate(X)]
+    clf = TSClassifier(tokenizer="rocket", max_tokens=16, max_steps=30, **TINY).fit(ragged, y)
+    assert (clf.token_steps_, clf.n_tokens_) == (8, 13)
+    assert clf.module_.tokenizer.dilations[-1] == 12  # (100 - 1) / 8
+    proba = clf.predict_proba(ragged)
+    np.testing.assert_allclose(proba[5:6], clf.predict_proba(ragged[5:6]), atol=1e-5)
+    np.testing.assert_allclose(pickle.loads(pickle.dumps(clf)).predict_proba(ragged), proba)
+    both = TSClassifier(tokenizer="conv_rocket", precision="bf16-mixed", max_steps=30, **TINY)
+    assert both.fit(ragged, y).predict_proba(ragged).shape == (24, 2)
+    assert both.module_.tokenizer.rocket.projection.out_channels == 16
+
+
 def test_stem_pool_feeds_the_stem_blocks_to_the_head_and_refuses_other_heads():
     X, y = _data(length=100)
     ragged = [x[:, : 100 - 3 * i] for i, x in enumerate(X)]  # padded and masked in batches
@@ -62,7 +138,7 @@ def test_stem_pool_feeds_the_stem_blocks_to_the_head_and_refuses_other_heads():
     one = clf.predict_proba(ragged[5:6])
     np.testing.assert_allclose(clf.predict_proba(ragged)[5:6], one, atol=1e-5)  # padding-free
     for bad in (dict(head="flatten"), dict(tokenizer="patch")):
-        with pytest.raises(ValueError, match="stem_pool=True needs tokenizer='conv'"):
+        with pytest.raises(ValueError, match="stem_pool=True needs tokenizer='conv' or 'conv_rocket'"):
             TSClassifier(stem_pool=True, max_steps=1, **bad, **TINY).fit(X, y)
 
 
@@ -78,7 +154,7 @@ def test_label_smoothing_keeps_the_probabilities_off_the_hard_labels():
     assert (soft.predict(X) == y).all()
 
 
-@pytest.mark.parametrize(("tokenizer", "steps", "tokens"), [("step", 1, 300), ("patch", 10, 30), ("conv", 16, 19)])
+@pytest.mark.parametrize(("tokenizer", "steps", "tokens"), [("step", 1, 300), ("patch", 10, 30), ("conv", 16, 19), ("rocket", 16, 19)])
 def test_tokenizers_bound_the_token_count(tokenizer, steps, tokens):
     X, y = _data(length=300)
     clf = TSClassifier(tokenizer=tokenizer, max_tokens=32, max_epochs=1, **TINY).fit(X, y)

@@ -216,7 +216,9 @@ def test_ctrl_c_keeps_best_weights_and_a_usable_model(ctrl_c_on_fit):
 def test_ctrl_c_with_the_decaying_schedule_keeps_the_last_epoch(ctrl_c_on_fit):
     X, y = _toy(n=40)
     with pytest.warns(UserWarning, match="interrupted after 3 epoch"):
-        clf = TSClassifier(**{**TINY, "max_epochs": 20}, callbacks=[ctrl_c_on_fit(fit=1, epoch=3)]).fit(X, y)
+        # no validation split: the decaying schedule's rule (keep the last epoch) applies
+        clf = TSClassifier(**{**TINY, "max_epochs": 20, "validation_fraction": 0.0},
+                           callbacks=[ctrl_c_on_fit(fit=1, epoch=3)]).fit(X, y)  # fmt: skip
     assert clf.lr_schedule == "warmup_cosine" and clf.interrupted_ and clf.best_epoch_ == 3
     assert np.isfinite(clf.predict_proba(X)).all()
 

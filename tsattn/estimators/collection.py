@@ -54,11 +54,14 @@ class CollectionEstimator(BaseTSEstimator):
         "step (a linear map of its channels, Zerveas et al.); ``'patch'`` non-overlapping patches "
         "of ``ceil(length / max_tokens)`` steps, each mapped linearly; ``'conv'`` a strided "
         "convolutional stem (:class:`~tsattn.nn.tokenizers.ConvTokenizer`) that halves the steps "
-        "until the longest training series gives at most ``max_tokens`` tokens. Patches and the "
-        "stem bound the attention's cost and the number of tokens for long series."
+        "until the longest training series gives at most ``max_tokens`` tokens; ``'rocket'`` "
+        "MiniRocket's fixed random kernels at dilations up to the longest series' span, their "
+        "proportions of positive values over each token's steps mapped to the token "
+        "(:class:`~tsattn.nn.tokenizers.RocketTokenizer`); ``'conv_rocket'`` the sum of the two. "
+        "All but ``'step'`` bound the attention's cost and the number of tokens for long series."
     )
     max_tokens: int = param(
-        32, [POSITIVE_INT], "Token budget of the ``'patch'`` and ``'conv'`` tokenisers for the "
+        32, [POSITIVE_INT], "Token budget of the ``'patch'``, ``'conv'`` and rocket tokenisers for the "
         "longest training series (``'step'`` ignores it). 64 scored level with 32 by 3-fold CV on "
         "TRAIN of 42 UEA/UCR sets at 1.27 times the fit time (86.72 against 87.24; "
         "``docs/results/classify_cv/``, ``mt64``)."
@@ -235,10 +238,15 @@ class CollectionEstimator(BaseTSEstimator):
         """The tokeniser's sizes for training series of at most ``length`` steps."""
         if self.tokenizer == "patch":
             return {"patch_len": -(-length // self.max_tokens)}
+        n_down = max(0, math.ceil(math.log2(length / self.max_tokens)))
+        conv = {"min_width": self.stem_width, "input_blocks": self.stem_input_blocks,
+                "diff": self.stem_diff}  # fmt: skip
         if self.tokenizer == "conv":
-            return {"n_down": max(0, math.ceil(math.log2(length / self.max_tokens))),
-                    "min_width": self.stem_width, "input_blocks": self.stem_input_blocks,
-                    "diff": self.stem_diff}
+            return {"n_down": n_down, **conv}
+        if self.tokenizer == "rocket":
+            return {"n_down": n_down, "max_len": length}
+        if self.tokenizer == "conv_rocket":
+            return {"n_down": n_down, "max_len": length, **conv}
         return {}
 
     def _split(self, n: int, targets: torch.Tensor, rng: np.random.Generator):

@@ -4,7 +4,7 @@ from tsattn.nn.encoder import EncoderLayer, TransformerEncoder
 from tsattn.nn.forecasting import ForecastingTransformer
 from tsattn.nn.heads import FlattenHead, PoolingHead
 from tsattn.nn.network import TSTransformer
-from tsattn.nn.tokenizers import ConvTokenizer, PatchTokenizer, StepTokenizer
+from tsattn.nn.tokenizers import ConvTokenizer, PatchTokenizer, RocketTokenizer, StepTokenizer
 from tsattn.nn.trunk import EncoderTrunk
 
 __all__ = [
@@ -14,6 +14,7 @@ __all__ = [
     "StepTokenizer",
     "PatchTokenizer",
     "ConvTokenizer",
+    "RocketTokenizer",
     "FlattenHead",
     "PoolingHead",
     "TSTransformer",

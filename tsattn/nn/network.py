@@ -30,7 +30,7 @@ class TSTransformer(EncoderTrunk):
         ``"patch"``, ``"conv"``) with ``tokenizer_params``, or a factory ``d_model -> tokeniser``;
         default one token per step (:class:`~tsattn.nn.tokenizers.StepTokenizer`).
     stem_pool : the head also takes the mean and maximum of every halving block of the ``"conv"``
-        stem (:meth:`~tsattn.nn.tokenizers.ConvTokenizer.forward`, ``pooled``): features at each
+        (or ``"conv_rocket"``) stem (:meth:`~tsattn.nn.tokenizers.ConvTokenizer.forward`, ``pooled``): features at each
         resolution beside the encoded tokens. Pooling heads only.
     **trunk : the trunk's parameters (:class:`~tsattn.nn.trunk.EncoderTrunk`: attention, sizes,
         dropout, norm), with its defaults.
@@ -50,10 +50,11 @@ class TSTransformer(EncoderTrunk):
     ) -> None:
         if head not in HEADS:
             raise ValueError(f"head must be one of {HEADS}, got {head!r}.")
-        if stem_pool and (head == "flatten" or tokenizer != "conv"):
+        if stem_pool and (head == "flatten" or tokenizer not in ("conv", "conv_rocket")):
             raise ValueError(
-                f"stem_pool=True needs tokenizer='conv' and a pooling head, got tokenizer="
-                f"{tokenizer!r} and head={head!r}; use tokenizer='conv' with head='meanmax' or 'pool'."
+                f"stem_pool=True needs tokenizer='conv' or 'conv_rocket' and a pooling head, got "
+                f"tokenizer={tokenizer!r} and head={head!r}; use tokenizer='conv_rocket' with "
+                "head='meanmax' or 'pool'."
             )
         if isinstance(tokenizer, str):
             tokenizer = tokenizer_factory(tokenizer, n_channels, tokenizer_params)

@@ -10,6 +10,7 @@ new tokeniser (strided convolution, overlapping patches...) is one class here an
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 from functools import partial
@@ -21,7 +22,16 @@ from torch import nn
 from tsattn.layers import MaskedBatchNorm1d
 from tsattn.nn.heads import masked_mean_max
 
-__all__ = ["StepTokenizer", "PatchTokenizer", "ConvTokenizer", "TOKENIZERS", "tokenizer_factory"]
+__all__ = [
+    "StepTokenizer",
+    "PatchTokenizer",
+    "ConvTokenizer",
+    "RocketTokenizer",
+    "ConvRocketTokenizer",
+    "minirocket_kernels",
+    "TOKENIZERS",
+    "tokenizer_factory",
+]
 
 
 class StepTokenizer(nn.Module):
@@ -157,11 +167,154 @@ class ConvTokenizer(nn.Module):
         return h.transpose(1, 2), mask, torch.cat(summaries, dim=1) if summaries else h.new_zeros(len(h), 0)
 
 
+def minirocket_kernels() -> torch.Tensor:
+    """MiniRocket's 84 kernels (Dempster et al. 2021) ``(84, 9)``: weight -1 at every one of nine
+    positions but 2 at three of them, for every choice of the three (each kernel sums to zero)."""
+    weight = torch.full((84, 9), -1.0)
+    for i, chosen in enumerate(itertools.combinations(range(9), 3)):
+        weight[i, list(chosen)] = 2.0
+    return weight
+
+
+class RocketTokenizer(nn.Module):
+    """Fixed random-kernel features pooled into tokens: MiniRocket's transform made local.
+
+    MiniRocket's 84 kernels (:func:`minirocket_kernels`) run at ``n_dilations`` dilations spaced
+    exponentially from 1 to ``(max_len - 1) / 8`` (the widest spans the longest training series),
+    each on a fixed random sum of channels (one to nine, as in MiniRocket's multivariate version;
+    drawn from torch's generator, so from the estimator's ``random_state``). Every output map is
+    compared with its mean plus a threshold in its standard deviations (batch statistics in
+    training, running averages in evaluation, real steps only; the ``thresholds`` levels taken in
+    turn over the maps, one per map), and the proportion of positive values (PPV) over each segment
+    of ``2**n_down`` steps is one feature of that segment's token, read at ``samples`` evenly
+    spaced steps of the segment (rounded up to a power of two; None: every step), so the cost
+    grows with the number of tokens, not with the series' length. The features, ``84 *
+    len(dilations)`` per token, go through a learned ``Conv1d`` (kernel 3) to ``d_model``,
+    BatchNorm over the real tokens and GELU. Nothing before that convolution is learned, so no
+    gradient flows through the kernels. A series of ``n`` steps gives ``ceil(n / 2**n_down)``
+    tokens; a token is real when its segment holds a real step.
+    """
+
+    def __init__(
+        self, n_channels: int, d_model: int, n_down: int = 0, max_len: int = 9,
+        n_dilations: int = 8, thresholds: tuple[float, ...] = (-0.674, 0.0, 0.674),
+        samples: int | None = 16,
+    ) -> None:
+        super().__init__()
+        self.d_model, self.n_down = d_model, int(n_down)
+        self.samples = None if samples is None else 2 ** math.ceil(math.log2(max(1, samples)))
+        top = math.log2(max(1.0, (max_len - 1) / 8))
+        spaced = [int(2 ** (top * i / max(1, n_dilations - 1))) for i in range(n_dilations)]
+        self.dilations = sorted(set(spaced))
+        mixes = torch.ones(len(self.dilations), n_channels, 84)  # one channel: nothing to draw
+        for mix in mixes if n_channels > 1 else ():
+            mix.zero_()
+            for k in range(84):
+                top_c = math.log2(min(n_channels, 9) + 1)
+                size = int(2 ** (float(torch.rand(1)) * top_c))
+                mix[torch.randperm(n_channels)[: max(1, size)], k] = 1.0
+        # (D, 84, C, 9): kernel k at dilation i on the sum of the channels its mix picks
+        kernels = minirocket_kernels()
+        weights = kernels[None, :, None, :] * mixes.transpose(1, 2)[..., None]
+        self.register_buffer("weights", weights)
+        n_maps = 84 * len(self.dilations)
+        # one threshold per map, the levels taken in turn (in standard deviations of the map)
+        levels = torch.tensor(thresholds, dtype=torch.float32)
+        self.register_buffer("thresholds", levels[torch.arange(n_maps) % len(levels)])
+        self.register_buffer("running_mean", torch.zeros(n_maps))
+        self.register_buffer("running_var", torch.ones(n_maps))
+        self.projection = nn.Conv1d(n_maps, d_model, 3, padding=1)
+        self.norm = MaskedBatchNorm1d(d_model)
+
+    def n_tokens(self, n: int) -> int:
+        return -(-n // 2**self.n_down)
+
+    def _features(
+        self, x: torch.Tensor, mask: torch.Tensor | None
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """``x (B, N, C)`` -> (PPV features ``(B, maps, P)``, real steps per segment ``(B, P)``)."""
+        b, n, _ = x.shape
+        seg = 2**self.n_down
+        stride = max(1, seg // self.samples) if self.samples else 1  # both powers of two
+        xt = x.transpose(1, 2).float()
+        real = None if mask is None else mask[:, None, :].to(xt.dtype)
+        ones = xt.new_ones(b, 1, n) if real is None else real
+        # real steps per segment, and the share of its sampled in-bounds positions that are real
+        counts = nn.functional.avg_pool1d(ones, seg, seg, ceil_mode=True)[:, 0] * (
+            n - seg * torch.arange(-(-n // seg), device=x.device)).clamp(max=seg)  # fmt: skip
+        sampled = ones[..., ::stride]
+        inbounds = nn.functional.avg_pool1d(sampled, seg // stride, seg // stride, ceil_mode=True)
+        feats = []
+        for i, d in enumerate(self.dilations):
+            # a kernel on a sum of channels is the sum of its convolutions of each: one dense conv,
+            # at every stride-th step only (the first step of every segment among them)
+            z = nn.functional.conv1d(xt, self.weights[i], padding=4 * d, dilation=d, stride=stride)
+            rows = slice(84 * i, 84 * (i + 1))
+            if self.training:  # statistics from at most every fourth step: the same thresholds
+                every = max(1, 4 // stride)
+                zs, w = z[..., ::every], sampled[..., ::every]
+                count = w.sum().clamp_min(1)
+                mean = (zs * w).sum((0, 2)) / count
+                var = ((zs - mean[:, None]) ** 2 * w).sum((0, 2)) / count
+                self.running_mean[rows].lerp_(mean, 0.1)
+                self.running_var[rows].lerp_(var, 0.1)
+            else:
+                mean, var = self.running_mean[rows], self.running_var[rows]
+            level = mean + self.thresholds[rows] * torch.sqrt(var + 1e-5)
+            positive = (z > level[:, None]).to(z.dtype)
+            if real is not None:
+                positive = positive * sampled
+            per = seg // stride
+            feats.append(nn.functional.avg_pool1d(positive, per, per, ceil_mode=True))
+        return torch.cat(feats, dim=1) / inbounds.clamp_min(1e-9), counts
+
+    def forward(
+        self, x: torch.Tensor, mask: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """``x (B, N, C)`` -> ``(tokens (B, ceil(N / 2**n_down), d_model), mask | None)``."""
+        # fixed features in float32 whatever the autocast: a rounded map would flip comparisons
+        with torch.no_grad(), torch.autocast(x.device.type, enabled=False):
+            feats, counts = self._features(x, mask)
+        m = None if mask is None else counts > 0
+        t = nn.functional.gelu(self.norm(self.projection(feats.to(x.dtype)).transpose(1, 2), m))
+        if m is not None:
+            t = t * m[..., None].to(t.dtype)
+        return t, None if m is None or bool(m.all()) else m
+
+
+class ConvRocketTokenizer(nn.Module):
+    """The sum of a :class:`ConvTokenizer`'s and a :class:`RocketTokenizer`'s tokens (same
+    ``n_down``, so the same tokens): the learned stem beside the fixed random-kernel features."""
+
+    def __init__(self, n_channels: int, d_model: int, n_down: int = 0, max_len: int = 9,
+                 **conv: Any) -> None:  # fmt: skip
+        super().__init__()
+        self.conv = ConvTokenizer(n_channels, d_model, n_down=n_down, **conv)
+        self.rocket = RocketTokenizer(n_channels, d_model, n_down=n_down, max_len=max_len)
+
+    def n_tokens(self, n: int) -> int:
+        return self.conv.n_tokens(n)
+
+    @property
+    def pooled_width(self) -> int:
+        """Features of :meth:`forward`'s ``pooled`` output (the stem's, :class:`ConvTokenizer`)."""
+        return self.conv.pooled_width
+
+    def forward(
+        self, x: torch.Tensor, mask: torch.Tensor | None = None, pooled: bool = False
+    ) -> tuple[torch.Tensor, ...]:
+        """``x (B, N, C)`` -> ``(tokens (B, ceil(N / 2**n_down), d_model), mask | None)``; with
+        ``pooled``, also the stem's pooled blocks (:meth:`ConvTokenizer.forward`)."""
+        out = self.conv(x, mask, pooled=pooled)
+        return (out[0] + self.rocket(x, mask)[0], *out[1:])
+
 #: Tokeniser name -> class; each takes ``(n_channels, d_model, **params)``.
 TOKENIZERS: dict[str, type[nn.Module]] = {
     "step": StepTokenizer,
     "patch": PatchTokenizer,
     "conv": ConvTokenizer,
+    "rocket": RocketTokenizer,
+    "conv_rocket": ConvRocketTokenizer,
 }
 
 
