@@ -43,6 +43,7 @@ class TSClassifier(ClassifierMixin, CollectionEstimator):
 
     # chosen by 3-fold CV on TRAIN across the UEA/UCR sets (docs/results/classify_cv/)
     augment_prob: float = default(0.5)
+    tokenizer: str = default("conv_rocket")
     label_smoothing: float = param(
         0.1, [RATE], "Share of each training label's probability spread evenly over the classes "
         "in the cross-entropy (``torch.nn.functional.cross_entropy``); 0 trains on hard labels. "
