@@ -27,11 +27,10 @@ def _data(n=24, c=2, length=60, seed=0):
     return X, y
 
 
-@pytest.mark.parametrize(("input_blocks", "min_width", "widths", "diff"),
-                         [(0, 16, [16, 16, 16], False), (1, 4, [8, 8, 16, 16], True)])
-def test_conv_tokenizer_halves_steps_and_ignores_padding(input_blocks, min_width, widths, diff):
-    torch.manual_seed(0)
-    tok = ConvTokenizer(3, 16, n_down=2, input_blocks=input_blocks, min_width=min_width, diff=diff)
+def _check_tokens_of_padded_series(tok):
+    """A 3-channel tokeniser of 4 steps per token, in eval mode: padded series of 37, 20, 9 and 1
+    steps give ``ceil(length / 4)`` real tokens, zero tokens beyond them and, for the real ones,
+    the tokens of the series alone. Returns the padded batch and its mask."""
     tok.train()(torch.randn(8, 37, 3) * 3)  # running statistics away from their initial values
     tok.eval()
     lengths = torch.tensor([37, 20, 9, 1])
@@ -44,6 +43,15 @@ def test_conv_tokenizer_halves_steps_and_ignores_padding(input_blocks, min_width
     alone, none = tok(x[1:2, :20], None)
     assert none is None
     torch.testing.assert_close(tokens[1, :5], alone[0], atol=1e-5, rtol=1e-5)
+    return x, mask
+
+
+@pytest.mark.parametrize(("input_blocks", "min_width", "widths", "diff"),
+                         [(0, 16, [16, 16, 16], False), (1, 4, [8, 8, 16, 16], True)])
+def test_conv_tokenizer_halves_steps_and_ignores_padding(input_blocks, min_width, widths, diff):
+    torch.manual_seed(0)
+    tok = ConvTokenizer(3, 16, n_down=2, input_blocks=input_blocks, min_width=min_width, diff=diff)
+    x, mask = _check_tokens_of_padded_series(tok)
     assert [conv.out_channels for conv in tok.convs] == widths
     assert [conv.stride[0] for conv in tok.convs] == [1] * input_blocks + [2, 2, 1]
     assert tok.convs[0].in_channels == (6 if diff else 3)  # the differences as 3 more channels
@@ -69,18 +77,7 @@ def test_rocket_tokenizer_pools_fixed_kernels_into_tokens_and_ignores_padding():
     # every map on one to three of the three channels (MiniRocket: up to nine)
     picked = (tok.weights != 0).any(dim=-1).sum(dim=-1)
     assert picked.min() >= 1 and picked.max() <= 3
-    tok.train()(torch.randn(8, 37, 3) * 3)  # running statistics away from their initial values
-    tok.eval()
-    lengths = torch.tensor([37, 20, 9, 1])
-    mask = torch.arange(37)[None] < lengths[:, None]
-    x = torch.randn(4, 37, 3) * mask[..., None]
-    tokens, token_mask = tok(x, mask)
-    assert tokens.shape == (4, tok.n_tokens(37), 16) == (4, 10, 16)
-    assert token_mask.sum(dim=1).tolist() == [10, 5, 3, 1]  # ceil(length / 4)
-    assert (tokens[~token_mask] == 0).all()
-    alone, none = tok(x[1:2, :20], None)
-    assert none is None
-    torch.testing.assert_close(tokens[1, :5], alone[0], atol=1e-5, rtol=1e-5)
+    x, mask = _check_tokens_of_padded_series(tok)
     feats, counts = tok._features(x, mask)
     assert ((feats >= 0) & (feats <= 1)).all()  # proportions of positive values
     assert counts[1].tolist() == [4, 4, 4, 4, 4, 0, 0, 0, 0, 0] and counts[0, -1] == 1
