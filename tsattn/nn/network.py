@@ -27,11 +27,12 @@ class TSTransformer(EncoderTrunk):
     head : ``"meanmax"`` (mean and maximum over the real tokens), ``"pool"`` (their mean) or
         ``"flatten"`` (Zerveas et al.; needs series of at most ``max_len`` steps).
     tokenizer : a tokeniser name of :data:`~tsattn.nn.tokenizers.TOKENIZERS` (``"step"``,
-        ``"patch"``, ``"conv"``) with ``tokenizer_params``, or a factory ``d_model -> tokeniser``;
-        default one token per step (:class:`~tsattn.nn.tokenizers.StepTokenizer`).
+        ``"patch"``, ``"conv"``, ``"rocket"``, ``"conv_rocket"``) with ``tokenizer_params``, or a
+        factory ``d_model -> tokeniser``; default one token per step
+        (:class:`~tsattn.nn.tokenizers.StepTokenizer`).
     stem_pool : the head also takes the mean and maximum of every halving block of the ``"conv"``
-        (or ``"conv_rocket"``) stem (:meth:`~tsattn.nn.tokenizers.ConvTokenizer.forward`, ``pooled``): features at each
-        resolution beside the encoded tokens. Pooling heads only.
+        (or ``"conv_rocket"``) stem (:meth:`~tsattn.nn.tokenizers.ConvTokenizer.forward`,
+        ``pooled``): features at each resolution beside the encoded tokens. Pooling heads only.
     **trunk : the trunk's parameters (:class:`~tsattn.nn.trunk.EncoderTrunk`: attention, sizes,
         dropout, norm), with its defaults.
     """

@@ -308,6 +308,7 @@ class ConvRocketTokenizer(nn.Module):
         out = self.conv(x, mask, pooled=pooled)
         return (out[0] + self.rocket(x, mask)[0], *out[1:])
 
+
 #: Tokeniser name -> class; each takes ``(n_channels, d_model, **params)``.
 TOKENIZERS: dict[str, type[nn.Module]] = {
     "step": StepTokenizer,
