@@ -202,3 +202,15 @@ def test_a_model_fitted_on_the_cpu_moves_to_the_gpu_by_its_device_parameter():
     moved = pickle.loads(pickle.dumps(clf))
     assert next(moved.module_.parameters()).device.type == "cuda"
     np.testing.assert_allclose(moved.predict_proba(X), expected, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("device", ["cuda", "cpu"])
+def test_benchmark_peers_train_on_the_benchmarks_device(tmp_path, device):
+    """neuralforecast's peers run on the GPU with ``device="cuda"``, and on the CPU of a GPU machine
+    with ``device="cpu"`` (given no ``devices``, neuralforecast asks for every GPU there)."""
+    pytest.importorskip("neuralforecast")
+    from .test_bench_forecast import _config, _run
+
+    config = _config(peers=["dlinear"], attentions=[], baselines=[], peer_steps=3, device=device)
+    row = _run(config, tmp_path).iloc[0]
+    assert row["status"] == "ok" and np.isfinite(row["mse"]), row["error"]

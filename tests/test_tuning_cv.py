@@ -24,6 +24,9 @@ from tsattn.tuning.folds import make_folds  # noqa: E402
 
 TINY = dict(d_model=16, n_heads=2, n_layers=1, dim_feedforward=16, max_steps=12, random_state=0)
 STATE = optuna.trial.TrialState
+# Parallel folds score what serial ones do: bit for bit on the CPU; where device="auto" trains on
+# CUDA, whose backward kernels add in a varying order, to rounding (as test_cuda.py's refits).
+REL = 1e-4 if torch.cuda.is_available() else 1e-6
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +71,7 @@ def test_cv_folds_run_in_parallel_with_the_same_scores(motions):
     parallel = tune(est, X, y, cv=2, n_trials=1, space=space, n_jobs=2)
     assert parallel.trials[0].params == serial.trials[0].params
     assert parallel.trials[0].user_attrs["fold_values"] == pytest.approx(
-        serial.trials[0].user_attrs["fold_values"], rel=1e-6)  # fmt: skip
+        serial.trials[0].user_attrs["fold_values"], rel=REL)  # fmt: skip
 
 
 def test_cv_folds_on_a_dask_local_cluster(motions):
@@ -83,7 +86,7 @@ def test_cv_folds_on_a_dask_local_cluster(motions):
     with torch_threads(1):  # as each Dask worker
         serial = tune(est, X, y, cv=2, n_trials=1, space=space)
     assert study.trials[0].user_attrs["fold_values"] == pytest.approx(
-        serial.trials[0].user_attrs["fold_values"], rel=1e-6)  # fmt: skip
+        serial.trials[0].user_attrs["fold_values"], rel=REL)  # fmt: skip
 
 
 def test_folds_are_pruned_against_other_trials_on_the_same_folds(motions):

@@ -196,7 +196,7 @@ def _run_one(config, data: _Data, horizon: int, model: str, seed: int, contexts,
             steps = tsattn_steps.get(horizon) or _auto_steps(config, data, horizon)
         batch = int(config.params.get("batch_size", _default("batch_size")))
         pred, info = peer_forecasts(model, data.series, targets, data.context, horizon, data.n_val,
-                                    data.n_scored, seed, int(steps), batch)  # fmt: skip
+                                    data.n_scored, seed, int(steps), batch, config.device)  # fmt: skip
         row = {**_errors(pred, targets), "fit_s": info["fit_s"], "predict_s": 0.0,
                "n_steps": info["n_steps"]}  # fmt: skip
     else:

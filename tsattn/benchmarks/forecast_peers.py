@@ -13,9 +13,9 @@ scaling) except the budget and what the protocol fixes: ``input_size`` (the cont
 ``max_steps`` (the same number of optimiser steps as the ``TSForecaster`` it is compared with),
 ``windows_batch_size`` of the univariate models (PatchTST, DLinear, NHITS) set to
 ``TSForecaster``'s ``batch_size`` of univariate windows (their default 1024 is four times more
-data per step), ``n_series`` of iTransformer, ``random_seed``, and validation never run during
-training (``val_check_steps`` past the budget: their defaults do not early-stop, so it would only
-cost time). neuralforecast is an optional dependency (``pip install 'tsattn[neuralforecast]'``).
+data per step), ``n_series`` of iTransformer, ``random_seed``, the device (the benchmark's
+``device``), and validation never run during training (``val_check_steps`` past the budget: their
+defaults do not early-stop, so it would only cost time). neuralforecast is an optional dependency (``pip install 'tsattn[neuralforecast]'``).
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ def missing_peers() -> str | None:
 
 def peer_forecasts(
     name: str, series: np.ndarray, targets: np.ndarray, context_length: int, horizon: int,
-    n_val: int, n_scored: int, seed: int, max_steps: int, batch_size: int,
+    n_val: int, n_scored: int, seed: int, max_steps: int, batch_size: int, device: str = "cpu",
 ) -> tuple[np.ndarray, dict]:  # fmt: skip
     """Train peer ``name`` and forecast every window of the scored split.
 
@@ -58,6 +58,7 @@ def peer_forecasts(
     targets : (n_windows, horizon, C) the benchmark's targets, to check the windows are the same.
     n_val : rows between the end of training and the scored split (0 when scoring validation).
     n_scored : rows of the scored split (without its context).
+    device : the benchmark's device (``"cpu"``, ``"cuda"``, ``"auto"``): the peer trains there too.
 
     Returns
     -------
@@ -68,6 +69,12 @@ def peer_forecasts(
         logging.getLogger(logger).setLevel(logging.ERROR)
     from neuralforecast import NeuralForecast, models
 
+    from tsattn.training import resolve_device
+
+    # devices=1 always: given none, neuralforecast asks for every GPU (devices=-1) whenever CUDA is
+    # present, which Lightning refuses on the CPU accelerator (found by the suite on an H100)
+    accelerator = "gpu" if resolve_device(device).type == "cuda" else "cpu"
+
     n_rows, n_channels = series.shape
     frame = pd.DataFrame({
         "unique_id": np.repeat(np.arange(n_channels), n_rows),
@@ -75,7 +82,7 @@ def peer_forecasts(
         "y": series.T.ravel(),
     })  # fmt: skip
     kwargs = dict(h=horizon, input_size=context_length, max_steps=int(max_steps),
-                  val_check_steps=int(max_steps) + 1, random_seed=int(seed), accelerator="cpu",
+                  val_check_steps=int(max_steps) + 1, random_seed=int(seed), accelerator=accelerator, devices=1,
                   enable_progress_bar=False, enable_model_summary=False, logger=False,
                   enable_checkpointing=False, num_sanity_val_steps=0)  # fmt: skip
     if name in _MULTIVARIATE:
