@@ -50,6 +50,90 @@ def test_the_network_forecast_is_the_blend_of_its_parts():
     assert TSForecaster(6, 16, **TINY, anchor=None).fit(y).module_.anchor is None
 
 
+# ------------------------------------------------------------------- seasonal (cycle) anchor
+def test_cycle_profile_is_the_mean_of_each_phase():
+    series = np.arange(20, dtype=float)[:, None] * np.array([[1.0, -1.0]])
+    profile = _anchor.cycle_profile(series, 6)
+    for p in range(6):
+        np.testing.assert_allclose(profile[p], series[p::6].mean(axis=0))
+
+
+def test_cycle_anchor_matches_its_formula():
+    """Each window's phase: the argmin over shifts of the centred squared distance to the profile;
+    then ``W (x - Q[p:p+L]) + b + Q[p+L:p+L+h]``, against a loop over windows and shifts."""
+    import torch
+
+    from tsattn.nn.forecasting import LinearAnchor
+
+    torch.manual_seed(0)
+    anchor = LinearAnchor(10, 4, 2, 7)
+    for name, shape in (("weight", (4, 10)), ("bias", (4,)), ("cycle", (7, 2))):
+        getattr(anchor, name).copy_(torch.randn(shape))
+    x = torch.randn(6, 10, 2, dtype=torch.float64)
+    np.testing.assert_allclose(  # until the estimator switches it on: the plain linear map
+        anchor(x).numpy(), np.einsum("blc,kl->bkc", x.numpy(), anchor.weight.double().numpy())
+        + anchor.bias.double().numpy()[:, None], rtol=1e-12)  # fmt: skip
+    anchor.use_cycle.fill_(True)
+    out = anchor(x).numpy()
+    q, w, b = (t.double().numpy() for t in (anchor.cycle, anchor.weight, anchor.bias))
+    for i, xi in enumerate(x.numpy()):
+        dist = []
+        for p in range(7):
+            cand = q[(p + np.arange(10)) % 7]
+            dist.append(np.sum((xi - xi.mean(0) - cand + cand.mean(0)) ** 2))
+        profile = q[(int(np.argmin(dist)) + np.arange(14)) % 7]
+        np.testing.assert_allclose(out[i], w @ (xi - profile[:10]) + b[:, None] + profile[10:],
+                                   rtol=1e-10, atol=1e-12)  # fmt: skip
+
+
+def _seasonal(n=2000, period=52, seed=0, start="2000-01-02"):
+    """A season longer than the context, a shape that is not a sinusoid, and noise."""
+    rng = np.random.default_rng(seed)
+    phase = 2 * np.pi * np.arange(n) / period
+    base = np.exp(2 * np.cos(phase)) / 3 + 0.3 * np.sin(3 * phase)
+    values = np.stack([base, 0.5 * base], axis=1) + 0.1 * rng.normal(size=(n, 2))
+    return pd.DataFrame(values, index=pd.date_range(start, periods=n, freq="W"), columns=["a", "b"])
+
+
+def test_period_is_read_from_the_time_index_or_given():
+    y = _seasonal(400)
+    fit = lambda data, **kw: TSForecaster(4, 20, **{**TINY, "max_steps": 2, **kw}).fit(data)  # noqa: E731
+    assert fit(y).period_ == 52
+    assert fit(y.to_numpy()).period_ == 1  # arrays carry no time index
+    assert fit(y.to_numpy(), period=52).period_ == 52
+    assert fit(y, period=None).period_ == 1 and fit(y, anchor="linear").period_ == 1
+    assert fit(y.iloc[:90]).period_ == 1  # fewer than two seasons of training rows
+    with pytest.raises(ValueError, match="period=<steps per season>"):
+        fit(y.to_numpy(), anchor="cycle")
+
+
+def test_cycle_anchor_forecasts_a_season_longer_than_the_context():
+    """Context 20 of a 52-step season: the ridge sees less than half a season, the cycle anchor
+    places the window in it; its forecasts err less on later windows, and 'auto' chooses it."""
+    y = _seasonal()
+    train, test = y.iloc[:1500], y.to_numpy()[1500:]
+    windows = np.stack([test[i : i + 20] for i in range(0, len(test) - 32, 3)])
+    targets = np.stack([test[i + 20 : i + 32] for i in range(0, len(test) - 32, 3)])
+    errors = {}
+    for anchor in ("linear", "cycle"):
+        f = TSForecaster(12, 20, **{**TINY, "max_steps": 2}, anchor=anchor).fit(train)
+        f.module_.blend.fill_(0.0)  # the anchor alone
+        errors[anchor] = f.mse(windows, targets)
+    assert errors["cycle"] < 0.7 * errors["linear"], errors
+    f = TSForecaster(12, 20, **{**TINY, "max_steps": 2}).fit(train)
+    assert f.anchor_ == "cycle" and f.period_ == 52
+
+
+def test_a_pickled_forecaster_keeps_its_seasonal_anchor():
+    import pickle
+
+    f = TSForecaster(12, 20, **{**TINY, "max_steps": 2}, anchor="cycle").fit(_seasonal(600))
+    windows = _seasonal(200, seed=1).to_numpy()[None, :20]
+    g = pickle.loads(pickle.dumps(f))
+    assert bool(g.module_.anchor.use_cycle) and g.period_ == 52
+    np.testing.assert_allclose(g.predict(windows), f.predict(windows), rtol=1e-6)
+
+
 @pytest.fixture(scope="module")
 def exchange(shared_datasets):
     from tsattn.datasets import forecasting_splits, load_forecasting

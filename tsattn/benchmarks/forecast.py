@@ -152,11 +152,14 @@ def _fit_tsattn(config, data: _Data, horizon, model, seed, contexts, targets):
     attention = model.split(":", 1)[1].split("[", 1)[0]
     est = TSForecaster(horizon, data.context, **{**config.params, "attention": attention},
                        device=config.device, random_state=seed)  # fmt: skip
+    # frames on the splits' time index, as a user's: period='auto' reads the season from it
+    train, val = (pd.DataFrame(getattr(data, p), index=getattr(data.splits, p).index)
+                  for p in ("train", "val"))  # fmt: skip
     t0 = time.perf_counter()
     if config.split == "test":
-        est.fit(data.train, y_val=data.val)
+        est.fit(train, y_val=val)
     else:
-        est.fit(data.train)
+        est.fit(train)
     raise_if_interrupted(est)
     fit_s = time.perf_counter() - t0
     t0 = time.perf_counter()

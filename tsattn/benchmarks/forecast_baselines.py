@@ -5,29 +5,12 @@
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
+
+from tsattn.estimators._series import seasonal_period  # re-exported: the benchmark's period too
 
 __all__ = ["BASELINES", "ar_forecast", "fit_ar", "seasonal_naive", "seasonal_period"]
 
 BASELINES = ("naive_last", "seasonal_naive", "ar")
-
-
-def seasonal_period(index: pd.Index) -> int:
-    """Steps per season read from a time index: a day of sub-daily data, a week of daily data, a
-    year (52 or 12) of weekly or monthly data, else 1."""
-    if not isinstance(index, pd.DatetimeIndex) or len(index) < 3:
-        return 1
-    step = pd.Series(index[1:] - index[:-1]).median()
-    day, week = pd.Timedelta(days=1), pd.Timedelta(days=7)
-    if step < day:
-        return max(1, int(round(day / step)))
-    if step == day:
-        return 7
-    if step == week:
-        return 52
-    if pd.Timedelta(days=28) <= step <= pd.Timedelta(days=31):
-        return 12
-    return 1
 
 
 def seasonal_naive(contexts: np.ndarray, horizon: int, period: int) -> np.ndarray:

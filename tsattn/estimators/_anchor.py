@@ -6,8 +6,12 @@ last ones and a constant, in the globally standardised units, one map shared by 
 fitted in closed form (ridge) on the training windows. It contains the last value repeated
 (naive) and the mean reversion an autoregressive model learns, which the instance-normalised
 network cannot represent (it never sees a window's level). ``last``: the last value repeated.
-``auto``: both, each blended, and the one with the lower validation error is kept (``linear``
-without validation windows): on a random walk such as Exchange the last value beats the ridge.
+``cycle``: the ridge on windows with a seasonal profile removed (the mean of the training rows at
+each phase of ``period`` steps, CycleNet's residual cycle), the profile's continuation added back;
+each window's phase is found from its own values (:class:`tsattn.nn.forecasting.LinearAnchor`).
+``auto``: each of them (``cycle`` where the series has a period), blended, and the one with the
+lowest validation error is kept (``linear`` without validation windows): on a random walk such as
+Exchange the last value beats the ridge.
 The share of the network, ``blend``, is the least-squares weight of the two forecasts on the
 validation windows, clipped to [0, 1]: 0 when the network adds nothing there.
 """
@@ -17,9 +21,10 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-__all__ = ["ANCHORS", "attach", "fit_blend", "fit_linear_anchor", "last_value_anchor"]
+__all__ = ["ANCHORS", "attach", "cycle_profile", "fit_blend", "fit_linear_anchor",
+           "last_value_anchor"]
 
-ANCHORS = ("auto", "linear", "last")
+ANCHORS = ("auto", "linear", "last", "cycle")
 #: Rows (window, channel) of the ridge regression at most; a random subset above it.
 MAX_ROWS = 200_000
 #: Ridge penalty per row on the lag weights (not the constant), in standardised units.
@@ -63,6 +68,15 @@ def fit_linear_anchor(
     return coef[:-1].T.copy(), coef[-1].copy()
 
 
+def cycle_profile(series: np.ndarray, period: int) -> np.ndarray:
+    """``(period, C)``: the mean of the rows of ``series (T, C)`` at each phase ``t % period``
+    (``T >= period``)."""
+    phase = np.arange(len(series)) % period
+    sums = np.zeros((period, series.shape[1]))
+    np.add.at(sums, phase, series)
+    return sums / np.bincount(phase, minlength=period)[:, None]
+
+
 def fit_blend(network: np.ndarray, anchor: np.ndarray, target: np.ndarray) -> float:
     """The weight ``w`` in [0, 1] minimising ``mean((w * network + (1 - w) * anchor - target)**2)``."""
     diff = (network - anchor).ravel()
@@ -82,18 +96,22 @@ def attach(network: torch.nn.Module, anchor: str | None, train_data, contexts: n
     if anchor is None:
         return 1.0, forecast, None
     context_length, horizon = contexts.shape[1], targets.shape[1]
-    names = ["linear", "last"] if anchor == "auto" and validation else [
-        "linear" if anchor == "auto" else anchor]  # fmt: skip
+    seasonal = network.anchor.period > 1
+    names = (["linear", "last"] + (["cycle"] if seasonal else [])) if anchor == "auto" and \
+        validation else ["linear" if anchor == "auto" else anchor]  # fmt: skip
     best = None
     for name in names:
-        if name == "linear":
+        cycle = None
+        if name in ("linear", "cycle"):
             series = train_data.x.double().cpu().numpy()
             starts = train_data.starts.cpu().numpy()
+            if name == "cycle":
+                cycle = cycle_profile(series, network.anchor.period)
+                series = series - cycle[np.arange(len(series)) % network.anchor.period]
             weight, bias = fit_linear_anchor(series, starts, context_length, horizon, rng)
         else:
             weight, bias = last_value_anchor(context_length, horizon)
-        network.anchor.weight.copy_(torch.as_tensor(weight))
-        network.anchor.bias.copy_(torch.as_tensor(bias))
+        _set(network.anchor, weight, bias, cycle)
         if not validation:
             return 1.0, forecast, name
         with torch.inference_mode():
@@ -103,9 +121,19 @@ def attach(network: torch.nn.Module, anchor: str | None, train_data, contexts: n
         blended = blend * forecast + (1 - blend) * simple
         error = float(np.mean((blended - targets) ** 2))
         if best is None or error < best[0]:
-            best = (error, name, weight, bias, blend, blended)
-    _, name, weight, bias, blend, blended = best
-    network.anchor.weight.copy_(torch.as_tensor(weight))
-    network.anchor.bias.copy_(torch.as_tensor(bias))
+            best = (error, name, weight, bias, cycle, blend, blended)
+    _, name, weight, bias, cycle, blend, blended = best
+    _set(network.anchor, weight, bias, cycle)
     network.blend.fill_(blend)
     return blend, blended, name
+
+
+def _set(anchor: torch.nn.Module, weight: np.ndarray, bias: np.ndarray,
+         cycle: np.ndarray | None) -> None:  # fmt: skip
+    """Copy a fitted anchor into the network's :class:`~tsattn.nn.forecasting.LinearAnchor`."""
+    anchor.weight.copy_(torch.as_tensor(weight))
+    anchor.bias.copy_(torch.as_tensor(bias))
+    if anchor.period > 1:
+        anchor.use_cycle.fill_(cycle is not None)
+        if cycle is not None:
+            anchor.cycle.copy_(torch.as_tensor(cycle))

@@ -20,6 +20,7 @@ from tsattn.training import TensorData
 
 __all__ = [
     "as_series",
+    "seasonal_period",
     "as_windows",
     "check_channels",
     "check_length",
@@ -202,6 +203,24 @@ def hold_out_tail(
         stacklevel=4,
     )
     return values, None
+
+
+def seasonal_period(index: pd.Index) -> int:
+    """Steps per season read from a time index: a day of sub-daily data, a week of daily data, a
+    year (52 or 12) of weekly or monthly data, else 1."""
+    if not isinstance(index, pd.DatetimeIndex) or len(index) < 3:
+        return 1
+    step = pd.Series(index[1:] - index[:-1]).median()
+    day, week = pd.Timedelta(days=1), pd.Timedelta(days=7)
+    if step < day:
+        return max(1, int(round(day / step)))
+    if step == day:
+        return 7
+    if step == week:
+        return 52
+    if pd.Timedelta(days=28) <= step <= pd.Timedelta(days=31):
+        return 12
+    return 1
 
 
 def read_fit_series(y: Any, y_val: Any, validation_fraction: float, context_length: int,

@@ -56,6 +56,8 @@ class TSForecaster(_series.WindowScores, BaseTSEstimator):
     last_context_ : ndarray (context_length, n_channels), the end of the training series.
     patch_len_ : the patch length used (``patch_len='auto'``: ``context_length // 6``, at most 16).
     blend_, anchor_ : the network's share in the forecast (1 without anchor or validation data), the anchor used.
+    period_ : steps per season of the seasonal anchor (1: none; also when the training rows are
+        fewer than two seasons).
     interval_table_, interval_floor_, interval_source_ : the calibrated normalised errors.
     history_, best_epoch_, n_epochs_, n_steps_, max_steps_, eval_steps_, interrupted_ : training
         record; an "epoch" of ``history_`` is a validation round of ``eval_steps_`` steps.
@@ -79,8 +81,16 @@ class TSForecaster(_series.WindowScores, BaseTSEstimator):
         "auto", [StrOptions(set(_anchor.ANCHORS)), None], "Simple forecaster blended with the "
         "network by a weight chosen on the validation windows (``blend_``): ``'linear'``, a ridge "
         "regression of the horizon on the context shared by the channels (persistence and mean "
-        "reversion, as an autoregressive model); ``'last'``, the last value; ``'auto'``, the one "
-        "of the two whose blend errs less on validation (``anchor_``); None: the network alone."
+        "reversion, as an autoregressive model); ``'last'``, the last value; ``'cycle'``, the ridge "
+        "on windows less a seasonal profile of ``period`` steps (each window's phase read from its "
+        "values); ``'auto'``, the one whose blend errs least on validation (``anchor_``; "
+        "``'cycle'`` among them where ``period_ > 1``); None: the network alone."
+    )
+    period: int | str | None = param(
+        "auto", [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"}), None],
+        "Steps per season of the ``'cycle'`` anchor. ``'auto'``: read from a pandas time index "
+        "(a day of sub-daily rows, a week of daily rows, 52 weekly or 12 monthly rows), none for "
+        "arrays or other indexes (``period_``); None or 1: no seasonal anchor."
     )
     instance_norm: bool = param(
         True, ["boolean"], "Normalise each window by its mean and ``sqrt(var + instance_norm_eps)`` "
@@ -157,6 +167,7 @@ class TSForecaster(_series.WindowScores, BaseTSEstimator):
         values, self.input_kind_, train_vals, valid_vals = _series.read_fit_series(
             y, y_val, self.validation_fraction, self.context_length, self.horizon)
         self.n_channels_ = self.n_features_in_ = values.shape[1]
+        self.period_ = self._period(self.input_kind_, len(train_vals))
         seed, rng = self._random()
         self.channel_mean_, self.channel_scale_ = self._standardisation(train_vals)
         self.last_context_ = values[-self.context_length :].copy()
@@ -177,9 +188,28 @@ class TSForecaster(_series.WindowScores, BaseTSEstimator):
             horizon=int(self.horizon), head=self.head, n_harm=int(self.n_harm),
             instance_norm=bool(self.instance_norm), instance_norm_eps=float(self.instance_norm_eps),
             channel_independent=bool(self.channel_independent), patch_len=self.patch_len_,
-            anchor=self.anchor is not None, **self._trunk_params(spec),
+            anchor=self.anchor is not None, anchor_period=self.period_,
+            **self._trunk_params(spec),
         )  # fmt: skip
         return train_data, valid_data, seed, rng
+
+    def _period(self, info: dict | None, n_train: int) -> int:
+        """``period_``: the ``period`` parameter, ``'auto'`` read from the time index; 1 without a
+        seasonal anchor or with fewer than two seasons of training rows."""
+        period = self.period
+        if period == "auto":
+            index = (info or {}).get("index")
+            period = 1 if index is None else _series.seasonal_period(index)
+        period = int(period or 1)
+        if self.anchor not in ("auto", "cycle") or n_train < 2 * period:
+            period = 1
+        if self.anchor == "cycle" and period == 1:
+            raise ValueError(
+                "anchor='cycle' needs a season of at least 2 steps and two seasons of training "
+                f"rows; got period={self.period!r} ({n_train} training rows). Pass period=<steps "
+                "per season> (e.g. 24 for hourly data), or a pandas series with a regular "
+                "DatetimeIndex and period='auto', or use anchor='auto'.")  # fmt: skip
+        return period
 
     def _windows(self, values: np.ndarray, rng: np.random.Generator, limit: int | None) -> WindowData:
         series = torch.tensor(self._scale(values), dtype=torch.float32, device=self.device_)

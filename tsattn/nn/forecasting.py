@@ -99,17 +99,49 @@ class LinearAnchor(nn.Module):
 
     Its weights are buffers set by the estimator (a ridge regression fitted in closed form, or the
     last value repeated), not trained by gradient; the network blends its forecast with this one.
+
+    With ``period > 1`` it can also hold a seasonal profile ``cycle (period, C)`` (the mean of the
+    training rows at each phase, as CycleNet's residual cycle, Lin et al. 2024), used once
+    ``use_cycle`` is set: each window's phase is the shift whose profile, centred, lies nearest the
+    centred window over every channel (so no time stamp is needed, and a context shorter than the
+    period is placed too); the profile is taken from the window before the linear map and its
+    continuation added to the forecast.
     """
 
-    def __init__(self, context_length: int, horizon: int) -> None:
+    def __init__(self, context_length: int, horizon: int, n_channels: int = 1,
+                 period: int = 1) -> None:  # fmt: skip
         super().__init__()
         weight = torch.zeros(horizon, context_length)
         weight[:, -1] = 1.0  # the last value repeated until the estimator sets the weights
         self.register_buffer("weight", weight)
         self.register_buffer("bias", torch.zeros(horizon))
+        self.period = int(period)
+        if self.period > 1:
+            self.register_buffer("cycle", torch.zeros(self.period, n_channels))
+            self.register_buffer("use_cycle", torch.zeros((), dtype=torch.bool))
+
+    def phases(self, x: torch.Tensor) -> torch.Tensor:
+        """``(B,)`` the phase of each window's first step: argmin over ``p`` of
+        ``||x - mean_t(x) - (Q[p:p+L] - mean_t(Q[p:p+L]))||^2`` (summed over steps and channels)."""
+        length = x.shape[1]
+        steps = torch.arange(length, device=x.device)
+        shifts = torch.arange(self.period, device=x.device)
+        cand = self.cycle.to(x.dtype)[(shifts[:, None] + steps) % self.period]  # (P, L, C)
+        cand = cand - cand.mean(dim=1, keepdim=True)
+        xc = x - x.mean(dim=1, keepdim=True)
+        # ||xc - cand||^2 = ||xc||^2 - 2 <xc, cand> + ||cand||^2; the first term is the same for all p
+        score = 2 * torch.einsum("blc,plc->bp", xc, cand) - cand.square().sum(dim=(1, 2))
+        return score.argmax(dim=1)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return torch.einsum("blc,kl->bkc", x, self.weight.to(x.dtype)) + self.bias.to(x.dtype)[:, None]
+        weight, bias = self.weight.to(x.dtype), self.bias.to(x.dtype)
+        if self.period <= 1 or not bool(self.use_cycle):
+            return torch.einsum("blc,kl->bkc", x, weight) + bias[:, None]
+        length, horizon = x.shape[1], weight.shape[0]
+        steps = torch.arange(length + horizon, device=x.device)
+        profile = self.cycle.to(x.dtype)[(self.phases(x)[:, None] + steps) % self.period]
+        out = torch.einsum("blc,kl->bkc", x - profile[:, :length], weight) + bias[:, None]
+        return out + profile[:, length:]
 
 
 class ForecastingTransformer(EncoderTrunk):
@@ -135,6 +167,7 @@ class ForecastingTransformer(EncoderTrunk):
     anchor : add a :class:`LinearAnchor` on the raw window; the output is then
         ``blend * network + (1 - blend) * anchor`` with ``blend`` a buffer (1 until the estimator
         sets it, so training sees the network alone).
+    anchor_period : steps per season of the anchor's seasonal profile (1: none).
     **trunk : the trunk's parameters (:class:`~tsattn.nn.trunk.EncoderTrunk`), with its defaults.
         A length-dependent attention hyperparameter left unset (``s3``'s ``max_len``) covers
         exactly the tokens of a window.
@@ -153,6 +186,7 @@ class ForecastingTransformer(EncoderTrunk):
         channel_independent: bool = True,
         patch_len: int = 1,
         anchor: bool = False,
+        anchor_period: int = 1,
         **trunk: Any,
     ) -> None:
         if head not in FORECAST_HEADS:
@@ -180,7 +214,8 @@ class ForecastingTransformer(EncoderTrunk):
             self.head: nn.Module = FourierExtrapolation(horizon, n_harm)
         else:
             self.head = LinearForecastHead(n_tokens, self.d_model, horizon, c, self.dropout_rate)
-        self.anchor = LinearAnchor(context_length, horizon) if anchor else None
+        self.anchor = (LinearAnchor(context_length, horizon, n_channels, anchor_period)
+                       if anchor else None)  # fmt: skip
         self.register_buffer("blend", torch.ones(()))
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
