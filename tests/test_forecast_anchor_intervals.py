@@ -97,7 +97,9 @@ def _seasonal(n=2000, period=52, seed=0, start="2000-01-02"):
 
 def test_period_is_read_from_the_time_index_or_given():
     y = _seasonal(400)
-    fit = lambda data, **kw: TSForecaster(4, 20, **{**TINY, "max_steps": 2, **kw}).fit(data)  # noqa: E731
+    def fit(data, **kw):
+        return TSForecaster(4, 20, **{**TINY, "max_steps": 2, **kw}).fit(data)
+
     assert fit(y).period_ == 52
     assert fit(y.to_numpy()).period_ == 1  # arrays carry no time index
     assert fit(y.to_numpy(), period=52).period_ == 52

@@ -15,7 +15,8 @@ scaling) except the budget and what the protocol fixes: ``input_size`` (the cont
 ``TSForecaster``'s ``batch_size`` of univariate windows (their default 1024 is four times more
 data per step), ``n_series`` of iTransformer, ``random_seed``, the device (the benchmark's
 ``device``), and validation never run during training (``val_check_steps`` past the budget: their
-defaults do not early-stop, so it would only cost time). neuralforecast is an optional dependency (``pip install 'tsattn[neuralforecast]'``).
+defaults do not early-stop, so it would only cost time). neuralforecast is an optional
+dependency (``pip install 'tsattn[neuralforecast]'``).
 """
 
 from __future__ import annotations
@@ -82,7 +83,8 @@ def peer_forecasts(
         "y": series.T.ravel(),
     })  # fmt: skip
     kwargs = dict(h=horizon, input_size=context_length, max_steps=int(max_steps),
-                  val_check_steps=int(max_steps) + 1, random_seed=int(seed), accelerator=accelerator, devices=1,
+                  val_check_steps=int(max_steps) + 1, random_seed=int(seed),
+                  accelerator=accelerator, devices=1,
                   enable_progress_bar=False, enable_model_summary=False, logger=False,
                   enable_checkpointing=False, num_sanity_val_steps=0)  # fmt: skip
     if name in _MULTIVARIATE:

@@ -19,8 +19,8 @@ from sklearn.utils.validation import check_is_fitted
 from tsattn.training import TensorData
 
 __all__ = [
+    "WindowScores",
     "as_series",
-    "seasonal_period",
     "as_windows",
     "check_channels",
     "check_length",
@@ -30,7 +30,7 @@ __all__ = [
     "hold_out_tail",
     "read_contexts",
     "read_fit_series",
-    "WindowScores",
+    "seasonal_period",
     "window_tensors",
 ]
 

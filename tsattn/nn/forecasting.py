@@ -129,7 +129,7 @@ class LinearAnchor(nn.Module):
         cand = self.cycle.to(x.dtype)[(shifts[:, None] + steps) % self.period]  # (P, L, C)
         cand = cand - cand.mean(dim=1, keepdim=True)
         xc = x - x.mean(dim=1, keepdim=True)
-        # ||xc - cand||^2 = ||xc||^2 - 2 <xc, cand> + ||cand||^2; the first term is the same for all p
+        # ||xc - cand||^2 = ||xc||^2 - 2 <xc, cand> + ||cand||^2, the first term the same for all p
         score = 2 * torch.einsum("blc,plc->bp", xc, cand) - cand.square().sum(dim=(1, 2))
         return score.argmax(dim=1)
 
