@@ -87,11 +87,13 @@ def test_cycle_anchor_matches_its_formula():
 
 
 def _seasonal(n=2000, period=52, seed=0, start="2000-01-02"):
-    """A season longer than the context, a shape that is not a sinusoid, and noise."""
+    """A season longer than the context, shapes that are not sinusoids (their own per channel), and
+    noise."""
     rng = np.random.default_rng(seed)
     phase = 2 * np.pi * np.arange(n) / period
     base = np.exp(2 * np.cos(phase)) / 3 + 0.3 * np.sin(3 * phase)
-    values = np.stack([base, 0.5 * base], axis=1) + 0.1 * rng.normal(size=(n, 2))
+    other = 0.5 * np.exp(np.sin(phase - 1.0)) - 0.4 * np.cos(2 * phase)  # another shape and phase
+    values = np.stack([base, other], axis=1) + 0.1 * rng.normal(size=(n, 2))
     return pd.DataFrame(values, index=pd.date_range(start, periods=n, freq="W"), columns=["a", "b"])
 
 

@@ -117,6 +117,9 @@ def attach(network: torch.nn.Module, anchor: str | None, train_data, contexts: n
         with torch.inference_mode():
             on = network.anchor.weight.device  # the network's device, a GPU too
             simple = network.anchor(torch.as_tensor(contexts, device=on)).cpu().numpy()
+        if simple.shape != targets.shape:  # e.g. one channel of a window against every profile
+            raise RuntimeError(f"anchor {name!r} forecast {simple.shape} for targets "
+                               f"{targets.shape}: calibrate on whole windows.")  # fmt: skip
         blend = fit_blend(forecast, simple, targets)
         blended = blend * forecast + (1 - blend) * simple
         error = float(np.mean((blended - targets) ** 2))

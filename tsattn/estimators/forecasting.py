@@ -139,9 +139,10 @@ class TSForecaster(_series.WindowScores, BaseTSEstimator):
         it). ``y_val``: a validation series in the same format (e.g. the standard validation split,
         starting ``context_length`` rows before its first target); default the end of ``y``."""
         spec = self._validate()
-        train_data, valid_data, seed, rng = self._build(y, y_val, spec)
+        train_data, valid_windows, seed, rng = self._build(y, y_val, spec)
+        valid_data = None if valid_windows is None else valid_windows.sample(MAX_VALID_SAMPLES, rng)
         self._train(train_data, valid_data, seed, rng, fixed_len=True)
-        self._calibrate(train_data, valid_data, rng)
+        self._calibrate(train_data, valid_windows, rng)
         return self
 
     def _validate(self) -> AttentionSpec:
@@ -177,9 +178,7 @@ class TSForecaster(_series.WindowScores, BaseTSEstimator):
         train_data = self._windows(train_vals, rng, self.max_train_windows)
         self._budget(len(train_data))  # sets eval_steps_, the length of a validation round
         train_data.round_steps = self.eval_steps_
-        valid_data = None
-        if valid_vals is not None:
-            valid_data = self._windows(valid_vals, rng, None).sample(MAX_VALID_SAMPLES, rng)
+        valid_windows = None if valid_vals is None else self._windows(valid_vals, rng, None)
         if self.max_len is None and "max_len" in spec.params:  # a window's tokens, exactly
             spec = AttentionSpec(spec.name, {**spec.params, "max_len": -(-self.context_length
                                                                          // self.patch_len_)})
@@ -191,7 +190,7 @@ class TSForecaster(_series.WindowScores, BaseTSEstimator):
             anchor=self.anchor is not None, anchor_period=self.period_,
             **self._trunk_params(spec),
         )  # fmt: skip
-        return train_data, valid_data, seed, rng
+        return train_data, valid_windows, seed, rng
 
     def _period(self, info: dict | None, n_train: int) -> int:
         """``period_``: the ``period`` parameter, ``'auto'`` read from the time index; 1 without a
@@ -219,12 +218,17 @@ class TSForecaster(_series.WindowScores, BaseTSEstimator):
         return WindowData(series, self.context_length, self.horizon, starts,
                           bool(self.channel_independent))  # fmt: skip
 
-    def _calibrate(self, train_data: WindowData, valid_data, rng: np.random.Generator) -> None:
-        """The anchor, ``blend_`` and the interval table from the validation samples (training
-        samples, at most ``MAX_VALID_SAMPLES``, when there are none)."""
-        self.interval_source_ = "validation" if valid_data is not None else "train"
-        if valid_data is None:
-            valid_data = train_data.sample(MAX_VALID_SAMPLES, rng)
+    def _calibrate(self, train_data: WindowData, valid_windows: WindowData | None,
+                   rng: np.random.Generator) -> None:  # fmt: skip
+        """The anchor, ``blend_`` and the interval table from validation windows with every
+        channel (training windows when there are none), at most ``MAX_VALID_SAMPLES`` values per
+        step. Whole windows, not the training loop's (window, channel) samples: the seasonal
+        anchor places a window in its season from all of its channels at once, as at predict."""
+        self.interval_source_ = "validation" if valid_windows is not None else "train"
+        source = train_data if valid_windows is None else valid_windows
+        windows = WindowData(source.x, self.context_length, self.horizon,
+                             source.starts.cpu().numpy(), channel_independent=False)  # fmt: skip
+        valid_data = windows.sample(max(1, MAX_VALID_SAMPLES // self.n_channels_), rng)
         contexts, targets = (t.double().cpu().numpy() for t in (valid_data.x, valid_data.y))
         forecast = self._predict_tensor(valid_data, True).double().numpy()
         self.blend_, forecast, self.anchor_ = _anchor.attach(
