@@ -55,6 +55,7 @@ def test_seasonal_naive_repeats_the_last_season():
                                           ("7D", 52), ("MS", 12), ("2D", 1)])  # fmt: skip
 def test_seasonal_period_is_read_from_the_time_index_not_the_name(freq, period):
     assert seasonal_period(pd.date_range("2000", periods=50, freq=freq)) == period
+    assert seasonal_period(pd.date_range("2000", periods=50, freq=freq).to_period()) == period
     assert seasonal_period(pd.RangeIndex(50)) == 1
 
 

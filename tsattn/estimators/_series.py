@@ -207,7 +207,9 @@ def hold_out_tail(
 
 def seasonal_period(index: pd.Index) -> int:
     """Steps per season read from a time index: a day of sub-daily data, a week of daily data, a
-    year (52 or 12) of weekly or monthly data, else 1."""
+    year (52 or 12) of weekly or monthly data (a ``PeriodIndex`` too, as sktime passes), else 1."""
+    if isinstance(index, pd.PeriodIndex):
+        index = index.to_timestamp()
     if not isinstance(index, pd.DatetimeIndex) or len(index) < 3:
         return 1
     step = pd.Series(index[1:] - index[:-1]).median()
