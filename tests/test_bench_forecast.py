@@ -209,3 +209,19 @@ def test_rows_are_appended_under_the_results_files_lock(tmp_path):
     release_lock(fd)
     writer.join(timeout=30)
     assert list(pd.read_csv(csv).dataset) == ["ETTh1"]
+
+
+def test_runs_on_one_folder_each_end_their_own_config_entry(tmp_path, monkeypatch):
+    """Two processes on one folder: the first to start ends after the second started; each
+    entry keeps its own end, none is lost."""
+    import tsattn.benchmarks.forecast as forecast
+
+    config = _config()
+    monkeypatch.setattr(forecast.os, "getpid", lambda: 111)
+    forecast._write_config(tmp_path, config, "first")
+    monkeypatch.setattr(forecast.os, "getpid", lambda: 222)
+    forecast._write_config(tmp_path, config, "second")
+    monkeypatch.setattr(forecast.os, "getpid", lambda: 111)
+    forecast._write_config(tmp_path, config, "first", status="finished")
+    runs = json.loads((tmp_path / "config.json").read_text())["runs"]
+    assert [(r["command"], r["status"]) for r in runs] == [("first", "finished"), ("second", "running")]

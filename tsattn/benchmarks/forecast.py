@@ -26,6 +26,7 @@ everything recorded after each dataset.
 from __future__ import annotations
 
 import json
+import os
 import time
 import warnings
 from collections.abc import Callable, Sequence
@@ -305,18 +306,22 @@ def _append(csv: Path, row: dict) -> None:
 def _write_config(out: Path, config: ForecastBenchmark, command: str | None,
                   status: str = "running") -> None:  # fmt: skip
     """Record this run in ``config.json`` (every run of the folder, with its command and how it
-    ended: ``running``, ``finished`` or ``interrupted``)."""
+    ended: ``running``, ``finished`` or ``interrupted``). Under a lock, and the end is written to
+    this process's own entry: runs started on one folder at once keep every entry."""
     import tsattn
 
     path = out / "config.json"
-    runs = json.loads(path.read_text(encoding="utf-8"))["runs"] if path.is_file() else []
-    now = time.strftime("%Y-%m-%d %H:%M:%S")
-    if status == "running":
-        runs.append({"command": command, "config": asdict(config), "threads": _threads(),
-                     "tsattn_version": tsattn.__version__, "started": now, "status": status})
-    else:
-        runs[-1].update(status=status, ended=now)
-    path.write_text(json.dumps({"runs": runs}, indent=2, default=repr) + "\n", encoding="utf-8")
+    with file_lock(path):
+        runs = json.loads(path.read_text(encoding="utf-8"))["runs"] if path.is_file() else []
+        now = time.strftime("%Y-%m-%d %H:%M:%S")
+        if status == "running":
+            runs.append({"command": command, "config": asdict(config), "threads": _threads(),
+                         "tsattn_version": tsattn.__version__, "started": now, "status": status,
+                         "pid": os.getpid()})  # fmt: skip
+        else:
+            mine = [r for r in runs if r.get("pid") == os.getpid() and r["status"] == "running"]
+            (mine or runs)[-1].update(status=status, ended=now)
+        path.write_text(json.dumps({"runs": runs}, indent=2, default=repr) + "\n", encoding="utf-8")
 
 
 def check_config(config: ForecastBenchmark, n_rows: dict[str, int] | None = None) -> list[str]:
