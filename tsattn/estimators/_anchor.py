@@ -99,15 +99,17 @@ def attach(network: torch.nn.Module, anchor: str | None, train_data, contexts: n
     seasonal = network.anchor.period > 1
     names = (["linear", "last"] + (["cycle"] if seasonal else [])) if anchor == "auto" and \
         validation else ["linear" if anchor == "auto" else anchor]  # fmt: skip
+    ridge = {"linear", "cycle"} & set(names)  # the training rows, once for both ridge candidates
+    series0 = train_data.x.double().cpu().numpy() if ridge else None
+    starts = train_data.starts.cpu().numpy()
     best = None
     for name in names:
         cycle = None
         if name in ("linear", "cycle"):
-            series = train_data.x.double().cpu().numpy()
-            starts = train_data.starts.cpu().numpy()
+            series = series0
             if name == "cycle":
-                cycle = cycle_profile(series, network.anchor.period)
-                series = series - cycle[np.arange(len(series)) % network.anchor.period]
+                cycle = cycle_profile(series0, network.anchor.period)
+                series = series0 - cycle[np.arange(len(series0)) % network.anchor.period]
             weight, bias = fit_linear_anchor(series, starts, context_length, horizon, rng)
         else:
             weight, bias = last_value_anchor(context_length, horizon)
