@@ -30,6 +30,9 @@ __all__ = ["TSForecaster"]
 MAX_VALID_SAMPLES = 32_768
 #: ``max_steps='auto'``: passes over the training samples, and the bounds of the resulting steps.
 AUTO_PASSES, AUTO_MIN_STEPS, AUTO_MAX_STEPS = 10, 300, 3000
+#: Training losses by name (``loss``); every one is judged by the validation MSE.
+LOSSES = {"mse": torch.nn.functional.mse_loss, "mae": torch.nn.functional.l1_loss,
+          "huber": torch.nn.functional.huber_loss}
 #: Validation rounds per fit (each ``eval_steps_`` optimiser steps).
 ROUNDS = 20
 
@@ -110,6 +113,11 @@ class TSForecaster(_series.WindowScores, BaseTSEstimator):
         "auto", [POSITIVE_INT, StrOptions({"auto"})], "Time steps per token (non-overlapping "
         "patches, at most ``context_length``); ``'auto'``: ``min(16, context_length // 6)``."
     )
+    loss: str = param(
+        "mse", [StrOptions(set(LOSSES))], "Training loss on the standardised series: ``'mse'``, "
+        "``'mae'`` or ``'huber'`` (quadratic within 1 standard deviation, linear beyond). Rounds "
+        "are judged by the validation MSE whatever the loss."
+    )
     max_train_windows: int | None = param(
         None, [POSITIVE_INT, None], "Train on a random subset (fixed by ``random_state``) of at "
         "most this many training windows; None uses all."
@@ -131,7 +139,11 @@ class TSForecaster(_series.WindowScores, BaseTSEstimator):
     _network = ForecastingTransformer
 
     def _loss(self, output: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
-        return torch.nn.functional.mse_loss(output, target)
+        return LOSSES[self.loss](output, target)
+
+    @staticmethod
+    def _score_fn(output: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+        return -torch.nn.functional.mse_loss(output, target)
 
     def fit(self, y: Any, y_val: Any = None) -> TSForecaster:
         """Train on the series ``y`` (array ``(T,)`` or ``(T, C)``, Series or DataFrame, oldest row
