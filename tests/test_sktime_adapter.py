@@ -145,3 +145,15 @@ def test_interval_api_is_the_forecasters_calibrated_quantiles():
     lower, upper = interval[("a", 0.8, "lower")], interval[("a", 0.8, "upper")]
     assert list(lower.index) == [80, 82] and (lower.to_numpy() < upper.to_numpy()).all()
     np.testing.assert_allclose(lower.to_numpy(), q[("a", 0.1)].to_numpy())
+
+
+def test_the_season_is_read_off_the_index_sktime_passes():
+    """sktime hands the adapter a frame on the series' own index (monthly ``PeriodIndex`` for the
+    airline data): the wrapped forecaster reads 12 months per season from it, as it would if
+    fitted directly (an array would give it none)."""
+    from sktime.datasets import load_airline
+
+    y = load_airline()
+    f = TSAttnForecaster(**TSAttnForecaster.get_test_params()[0]).fit(y, fh=[1, 2, 3])
+    assert f.forecaster_.period_ == 12
+    assert f.predict().index.equals(pd.period_range("1961-01", periods=3, freq="M"))

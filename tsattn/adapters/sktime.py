@@ -44,8 +44,8 @@ class TSAttnForecaster(BaseForecaster):
 
     Parameters
     ----------
-    context_length, attention, head, n_harm, anchor, instance_norm, instance_norm_eps,
-    channel_independent, patch_len, d_model, n_heads, n_layers, dim_feedforward, dropout,
+    context_length, attention, head, n_harm, anchor, period, instance_norm, instance_norm_eps,
+    channel_independent, patch_len, loss, d_model, n_heads, n_layers, dim_feedforward, dropout,
     max_epochs, max_steps, batch_size, lr,
     validation_fraction, patience, max_train_windows, device, random_state, verbose
         As :class:`tsattn.TSForecaster`.
@@ -84,10 +84,12 @@ class TSAttnForecaster(BaseForecaster):
         head: str = _F['head'],
         n_harm: int = _F['n_harm'],
         anchor: str | None = _F['anchor'],
+        period: int | str | None = _F['period'],
         instance_norm: bool = _F['instance_norm'],
         instance_norm_eps: float = _F['instance_norm_eps'],
         channel_independent: bool = _F['channel_independent'],
         patch_len: int | str = _F['patch_len'],
+        loss: str = _F['loss'],
         d_model: int = _F['d_model'],
         n_heads: int = _F['n_heads'],
         n_layers: int = _F['n_layers'],
@@ -112,7 +114,7 @@ class TSAttnForecaster(BaseForecaster):
         steps = self._steps(fh)
         params = wrapped_params(self, "forecaster_params")
         self.forecaster_ = TSForecaster(horizon=int(steps.max()), **params)
-        self.forecaster_.fit(y.to_numpy(dtype=np.float64))
+        self.forecaster_.fit(y)  # the frame: period='auto' reads the season off its index
         # Own copy of the data seen: sktime 1.3 stops keeping it in ``_y`` by default.
         self.y_seen_ = y
         return self
@@ -121,7 +123,7 @@ class TSAttnForecaster(BaseForecaster):
         new = y.loc[~y.index.isin(self.y_seen_.index)]
         self.y_seen_ = pd.concat([self.y_seen_, new])
         if update_params:
-            self.forecaster_.fit(self.y_seen_.to_numpy(dtype=np.float64))
+            self.forecaster_.fit(self.y_seen_)
         return self
 
     def _steps(self, fh) -> np.ndarray:
