@@ -116,7 +116,9 @@ class TSForecaster(_series.WindowScores, BaseTSEstimator):
     loss: str = param(
         "mse", [StrOptions(set(LOSSES))], "Training loss on the standardised series: ``'mse'``, "
         "``'mae'`` or ``'huber'`` (quadratic within 1 standard deviation, linear beyond). Rounds "
-        "are judged by the validation MSE whatever the loss."
+        "are judged by the validation MSE whatever the loss. ``'mae'`` lowered the validation MSE "
+        "1.5-2.7% at h96 on the ETT sets and Exchange and raised it 4-11% on ILI "
+        "(``docs/results/forecast_defaults/``); it also ignores rare spikes."
     )
     max_train_windows: int | None = param(
         None, [POSITIVE_INT, None], "Train on a random subset (fixed by ``random_state``) of at "
