@@ -158,6 +158,31 @@ def test_forecaster_on_the_gpu_matches_its_own_refit_and_gives_intervals():
     assert np.all(lo <= hi)
 
 
+def test_the_seasonal_anchor_on_the_gpu_matches_the_same_module_on_the_cpu():
+    """anchor='cycle' fitted on the GPU: its profile buffers live there, and the module copied to
+    the CPU gives the same phases and forecasts (the anchor's argmin and einsums on both)."""
+    rng = np.random.default_rng(0)
+    t = np.arange(600)
+    shape = np.where(t % 24 < 6, 2.0, 0.0)[:, None] * np.array([1.0, -0.5])
+    series = shape + 0.1 * rng.normal(size=(600, 2))
+    f = TSForecaster(horizon=12, context_length=16, max_epochs=2, random_state=0, anchor="cycle",
+                     period=24).fit(series)  # fmt: skip
+    assert f.device_.type == "cuda" and f.anchor_ == "cycle" and f.period_ == 24
+    anchor = f.module_.anchor
+    assert anchor.cycle.device.type == "cuda" and bool(anchor.use_cycle)
+    contexts = np.stack([series[i : i + 16] for i in range(400, 580, 7)])
+    x = torch.tensor((contexts - f.channel_mean_) / f.channel_scale_, dtype=torch.float32)
+    on_cpu = copy.deepcopy(f.module_).cpu().eval()
+    with torch.inference_mode():
+        assert torch.equal(anchor.phases(x.cuda()).cpu(), on_cpu.anchor.phases(x))
+        np.testing.assert_allclose(anchor(x.cuda()).cpu().numpy(), on_cpu.anchor(x).numpy(),
+                                   rtol=1e-5, atol=1e-5)  # fmt: skip
+    point = f.predict(contexts)
+    f.device = "cpu"
+    moved = pickle.loads(pickle.dumps(f))
+    np.testing.assert_allclose(moved.predict(contexts), point, rtol=1e-4, atol=1e-4)
+
+
 def test_a_model_fitted_on_the_gpu_loads_and_predicts_on_a_machine_without_one(tmp_path):
     X, y = _toy()
     for device, warns in (("auto", False), ("cuda", True)):
