@@ -12,6 +12,7 @@ from tsattn.datasets import (
     load_forecasting,
     sliding_windows,
 )
+from tsattn.estimators._series import seasonal_period
 
 from ._datasets_support import isolate, shared_or_skip
 
@@ -51,6 +52,12 @@ def test_etth1_splits_and_train_only_scaler(shared_cache):
     np.testing.assert_allclose(y[0], scaled_full[11520:11616])
     np.testing.assert_allclose(y[-1][-1], scaled_full[14399])
     np.testing.assert_allclose(x[0], scaled_full[11520 - 96:11520])
+    frame = s.scaled_frame("val")  # the same values on the split's own index, which fit reads
+    assert frame.index.equals(s.val.index) and list(frame.columns) == list(df.columns)
+    np.testing.assert_array_equal(frame.to_numpy(), s.scaled("val"))
+    assert seasonal_period(frame.index) == 24
+    with pytest.raises(ValueError, match="part must be one of"):
+        s.scaled_frame("holdout")
 
 
 def test_ettm1_months_times_four(shared_cache):

@@ -154,8 +154,7 @@ def _fit_tsattn(config, data: _Data, horizon, model, seed, contexts, targets):
     est = TSForecaster(horizon, data.context, **{**config.params, "attention": attention},
                        device=config.device, random_state=seed)  # fmt: skip
     # frames on the splits' time index, as a user's: period='auto' reads the season from it
-    train, val = (pd.DataFrame(getattr(data, p), index=getattr(data.splits, p).index)
-                  for p in ("train", "val"))  # fmt: skip
+    train, val = data.splits.scaled_frame("train"), data.splits.scaled_frame("val")
     t0 = time.perf_counter()
     if config.split == "test":
         est.fit(train, y_val=val)

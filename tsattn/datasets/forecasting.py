@@ -106,6 +106,13 @@ class ForecastingSplits:
         frame = getattr(self, part)
         return self.scaler.transform(frame.to_numpy(dtype=np.float64))
 
+    def scaled_frame(self, part: str) -> pd.DataFrame:
+        """:meth:`scaled` as a frame on ``part``'s own time index and columns: what
+        ``TSForecaster.fit`` reads the season from (``period='auto'``) and continues at predict."""
+        values = self.scaled(part)  # checks part
+        frame = getattr(self, part)
+        return pd.DataFrame(values, index=frame.index, columns=frame.columns)
+
     def windows(self, part: str, horizon: int) -> tuple[np.ndarray, np.ndarray]:
         """Return scaled ``(contexts, targets)`` of every window of ``part``; see
         :func:`sliding_windows`."""
