@@ -28,8 +28,9 @@ __all__ = ["TSForecaster"]
 
 #: Validation samples (windows, or window-channel pairs) kept at most; a fixed random subset above.
 MAX_VALID_SAMPLES = 32_768
-#: ``max_steps='auto'``: passes over the training samples, and the bounds of the resulting steps.
-AUTO_PASSES, AUTO_MIN_STEPS, AUTO_MAX_STEPS = 10, 300, 3000
+#: ``max_steps='auto'``: optimiser steps whatever the data's size (the best round is kept, so a
+#: small series is not overfitted by them; 300 steps left ILI 16-26% worse on validation).
+AUTO_STEPS = 3000
 #: Training losses by name (``loss``); every one is judged by the validation MSE.
 LOSSES = {"mse": torch.nn.functional.mse_loss, "mae": torch.nn.functional.l1_loss,
           "huber": torch.nn.functional.huber_loss}
@@ -167,8 +168,7 @@ class TSForecaster(_series.WindowScores, BaseTSEstimator):
         return spec
 
     def _auto_steps(self, n_train: int) -> int:
-        passes = round(AUTO_PASSES * n_train / self.batch_size_)
-        return int(np.clip(passes, AUTO_MIN_STEPS, AUTO_MAX_STEPS))
+        return AUTO_STEPS
 
     def _budget(self, n_train: int) -> tuple[int, int]:
         """``(rounds, steps)``: the step budget cut into ``ROUNDS`` validation rounds."""
