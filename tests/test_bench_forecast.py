@@ -225,3 +225,18 @@ def test_runs_on_one_folder_each_end_their_own_config_entry(tmp_path, monkeypatc
     forecast._write_config(tmp_path, config, "first", status="finished")
     runs = json.loads((tmp_path / "config.json").read_text())["runs"]
     assert [(r["command"], r["status"]) for r in runs] == [("first", "finished"), ("second", "running")]
+
+
+def test_summary_counts_a_partial_peer_at_the_horizons_it_ran():
+    """A peer that ran at some horizons only (ILI's PatchTST at h24) still beats ours there: the
+    summary's "below every peer" counts it at those horizons (it once ignored any peer missing a
+    horizon), while the best peer is chosen among the complete ones."""
+    from tsattn.benchmarks.forecast_report import _summary
+
+    rows = [("tsattn:softmax", 24, 2.3), ("tsattn:softmax", 36, 2.4), ("patchtst", 24, 2.2),
+            ("dlinear", 24, 2.7), ("dlinear", 36, 2.5), ("naive_last", 24, 6.0),
+            ("naive_last", 36, 7.0)]  # fmt: skip
+    frame = pd.DataFrame([dict(dataset="illness", model=m, horizon=h, mse=v, seed=0)
+                          for m, h, v in rows])  # fmt: skip
+    line = _summary(frame)[2]
+    assert "| dlinear (2.6000) | 1/2 | 2/2 |" in line, line

@@ -80,7 +80,10 @@ def _summary(frame: pd.DataFrame) -> list[str]:
         trivial = means.loc[[m for m in ("naive_last", "ar") if m in means.index]].min()
         for model in [m for m in _order(means.index) if m.startswith("tsattn")]:
             row = means.loc[model]
-            below = [h for h in horizons if peers and row[h] < means.loc[peers, h].min()]
+            # every peer that ran at the horizon, a partial one too (``best peer``: complete ones)
+            ran = {h: [p for p in PEERS if p in means.index and pd.notna(means.loc[p, h])]
+                   for h in horizons}  # fmt: skip
+            below = [h for h in horizons if ran[h] and row[h] < means.loc[ran[h], h].min()]
             at_trivial = [h for h in horizons if len(trivial) and row[h] <= trivial[h]]
             peer_text = f"{best_peer} ({means.loc[best_peer].mean():.4f})" if best_peer else "-"
             lines.append(f"| {dataset} | {model} | {row.mean():.4f} | {peer_text} | "
