@@ -78,12 +78,12 @@ def _summary(frame: pd.DataFrame) -> list[str]:
         peers = [p for p in PEERS if p in means.index and means.loc[p].notna().all()]
         best_peer = min(peers, key=lambda p: means.loc[p].mean()) if peers else None
         trivial = means.loc[[m for m in ("naive_last", "ar") if m in means.index]].min()
+        # the lowest peer at each horizon among those that ran there, a partial peer too (NaN
+        # where none ran); ``best peer`` ranks the complete ones
+        lowest_peer = means.loc[[p for p in PEERS if p in means.index]].min()
         for model in [m for m in _order(means.index) if m.startswith("tsattn")]:
             row = means.loc[model]
-            # every peer that ran at the horizon, a partial one too (``best peer``: complete ones)
-            ran = {h: [p for p in PEERS if p in means.index and pd.notna(means.loc[p, h])]
-                   for h in horizons}  # fmt: skip
-            below = [h for h in horizons if ran[h] and row[h] < means.loc[ran[h], h].min()]
+            below = [h for h in horizons if row[h] < lowest_peer.get(h, np.nan)]
             at_trivial = [h for h in horizons if len(trivial) and row[h] <= trivial[h]]
             peer_text = f"{best_peer} ({means.loc[best_peer].mean():.4f})" if best_peer else "-"
             lines.append(f"| {dataset} | {model} | {row.mean():.4f} | {peer_text} | "
