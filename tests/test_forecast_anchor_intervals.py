@@ -28,6 +28,34 @@ def test_linear_anchor_learns_persistence_and_mean_reversion():
         assert np.abs(weight[:, :-1]).max() < 0.08 and np.abs(bias).max() < 0.2
 
 
+def test_nlinear_anchor_is_the_level_free_ridge_and_follows_a_shifted_level():
+    """``relative=True`` solves the ridge of ``y - x_last`` on ``(x - x_last, 1)`` (checked against
+    the normal equations written out), and the map it returns is level-free: a context shifted by
+    ``c`` gives the forecast shifted by ``c``, where the level-dependent ridge pulls it back."""
+    rng = np.random.default_rng(1)
+    ar1 = np.zeros((2000, 2))
+    for t in range(1, 2000):
+        ar1[t] = 0.8 * ar1[t - 1] + rng.normal(size=2)
+    length, horizon = 10, 4
+    starts = np.arange(len(ar1) - length - horizon + 1)
+    weight, bias = _anchor.fit_linear_anchor(ar1, starts, length, horizon, rng, relative=True)
+    windows = np.concatenate([np.stack([ar1[s : s + length + horizon, c] for s in starts])
+                              for c in range(2)])  # fmt: skip
+    diff = windows - windows[:, length - 1 : length]
+    x = np.concatenate([diff[:, :length], np.ones((len(diff), 1))], axis=1)
+    penalty = np.full(length + 1, _anchor.RIDGE * len(x))
+    penalty[-1] = 0.0
+    coef = np.linalg.solve(x.T @ x + np.diag(penalty), x.T @ diff[:, length:])
+    expected = windows[:, length - 1 : length] + x @ coef
+    np.testing.assert_allclose(windows[:, :length] @ weight.T + bias, expected, atol=1e-9)
+    shifted = windows[:5, :length] + 25.0
+    np.testing.assert_allclose(shifted @ weight.T + bias, windows[:5, :length] @ weight.T + bias + 25.0,
+                               atol=1e-9)  # fmt: skip
+    level, lbias = _anchor.fit_linear_anchor(ar1, starts, length, horizon, rng)
+    pulled = shifted @ level.T + lbias - (windows[:5, :length] @ level.T + lbias)
+    assert pulled[:, -1].max() < 0.8 * 25.0  # the AR(1) ridge reverts towards the training level
+
+
 def test_blend_is_the_clipped_least_squares_weight():
     net, anchor = np.array([1.0, 2.0]), np.array([0.0, 0.0])
     assert _anchor.fit_blend(net, anchor, 0.5 * net) == pytest.approx(0.5)
@@ -125,7 +153,23 @@ def test_cycle_anchor_forecasts_a_season_longer_than_the_context():
         errors[anchor] = f.mse(windows, targets)
     assert errors["cycle"] < 0.7 * errors["linear"], errors
     f = TSForecaster(12, 20, **{**TINY, "max_steps": 2}).fit(train)
-    assert f.anchor_ == "cycle" and f.period_ == 52
+    assert f.anchor_ in ("cycle", "ncycle") and f.period_ == 52
+
+
+def test_level_free_cycle_anchor_forecasts_a_shifted_window_shifted():
+    """anchor='ncycle': the seasonal profile and a ridge on level-free windows; a context moved
+    up by 3 (a level the training rows never reached) moves its forecast up by 3, where the
+    level-dependent 'cycle' ridge, fitted on a steady AR level, pulls it back."""
+    y = _seasonal()
+    windows = y.to_numpy()[1500:1520][None]
+    moved = {}
+    for anchor in ("cycle", "ncycle"):
+        f = TSForecaster(12, 20, **{**TINY, "max_steps": 2}, anchor=anchor).fit(y.iloc[:1500])
+        assert f.anchor_ == anchor and bool(f.module_.anchor.use_cycle)
+        f.module_.blend.fill_(0.0)  # the anchor alone
+        moved[anchor] = f.predict(windows + 3.0) - f.predict(windows)
+    np.testing.assert_allclose(moved["ncycle"], 3.0, atol=1e-4)
+    assert moved["cycle"].mean() < 2.0, moved["cycle"].mean()
 
 
 def test_a_pickled_forecaster_keeps_its_seasonal_anchor():
@@ -161,10 +205,10 @@ def test_anchor_keeps_the_forecaster_at_or_below_naive_on_exchange_validation(ex
     ours = TSForecaster(24, 96, **fit, anchor="last").fit(exchange.scaled("train"), exchange.scaled("val"))
     assert alone.mse(ctx, tgt) > 1.05 * naive
     assert ours.mse(ctx, tgt) <= naive * (1 + 1e-6) and ours.blend_ < 1
-    # the default anchor tries both simple forecasters and keeps the one whose blend errs less
+    # the default anchor tries each simple forecaster and keeps the one whose blend errs least
     auto = TSForecaster(24, 96, **fit).fit(exchange.scaled("train"), exchange.scaled("val"))
     each = {a: TSForecaster(24, 96, **fit, anchor=a).fit(exchange.scaled("train"), exchange.scaled("val"))
-            for a in ("linear", "last")}  # fmt: skip
+            for a in ("linear", "nlinear", "last")}  # fmt: skip
     assert auto.anchor_ in each and auto.mse(ctx, tgt) == pytest.approx(
         min(e.mse(ctx, tgt) for e in each.values()), rel=1e-6)
     assert auto.mse(ctx, tgt) <= naive * (1 + 1e-6)

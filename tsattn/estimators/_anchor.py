@@ -9,9 +9,13 @@ network cannot represent (it never sees a window's level). ``last``: the last va
 ``cycle``: the ridge on windows with a seasonal profile removed (the mean of the training rows at
 each phase of ``period`` steps, CycleNet's residual cycle), the profile's continuation added back;
 each window's phase is found from its own values (:class:`tsattn.nn.forecasting.LinearAnchor`).
-``auto``: each of them (``cycle`` where the series has a period), blended, and the one with the
-lowest validation error is kept (``linear`` without validation windows): on a random walk such as
-Exchange the last value beats the ridge.
+``nlinear`` and ``ncycle``: the same two ridges on level-free windows, the context's last value
+subtracted from context and target and added back (NLinear, Zeng et al. 2023): they cannot revert
+to the training level, so a series whose level drifts past the training range (ILI's growing flu
+seasons) keeps its forecast at the current level, while ``linear`` pulls it back.
+``auto``: each of them (the two cycles where the series has a period), blended, and the one with
+the lowest validation error is kept (``linear`` without validation windows): on a random walk such
+as Exchange the last value beats the level-dependent ridge.
 The share of the network, ``blend``, is the least-squares weight of the two forecasts on the
 validation windows, clipped to [0, 1]: 0 when the network adds nothing there.
 """
@@ -24,7 +28,9 @@ import torch
 __all__ = ["ANCHORS", "attach", "cycle_profile", "fit_blend", "fit_linear_anchor",
            "last_value_anchor"]
 
-ANCHORS = ("auto", "linear", "last", "cycle")
+ANCHORS = ("auto", "linear", "nlinear", "last", "cycle", "ncycle")
+#: The anchors fitted by ridge regression on the training windows, and their ``relative`` flag.
+_RIDGES = {"linear": False, "nlinear": True, "cycle": False, "ncycle": True}
 #: Rows (window, channel) of the ridge regression at most; a random subset above it.
 MAX_ROWS = 200_000
 #: Ridge penalty per row on the lag weights (not the constant), in standardised units.
@@ -41,13 +47,16 @@ def last_value_anchor(context_length: int, horizon: int) -> tuple[np.ndarray, np
 
 def fit_linear_anchor(
     series: np.ndarray, starts: np.ndarray, context_length: int, horizon: int,
-    rng: np.random.Generator,
+    rng: np.random.Generator, relative: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     """Ridge regression of targets on contexts over the windows ``starts`` of ``series (T, C)``.
 
     Every (window, channel) pair is a row, at most :data:`MAX_ROWS` of them (a random subset
     drawn from ``rng`` above that); sums are accumulated in chunks, so memory stays bounded
-    whatever the horizon and channel count. Returns ``(weight (horizon, L), bias (horizon,))``.
+    whatever the horizon and channel count. ``relative``: regress ``target - x_last`` on
+    ``context - x_last`` (level-free, NLinear); the map ``x_last + W (x - x_last) + b`` is returned
+    as the plain linear map it is (``W`` with ``1 - sum(W)`` added to the last lag's weight).
+    Returns ``(weight (horizon, L), bias (horizon,))``.
     """
     n_channels = series.shape[1]
     rows = np.arange(len(starts) * n_channels)
@@ -59,13 +68,18 @@ def fit_linear_anchor(
     for i in range(0, len(rows), _CHUNK):
         r = rows[i : i + _CHUNK]
         values = series[starts[r // n_channels][:, None] + window, (r % n_channels)[:, None]]
+        if relative:
+            values = values - values[:, context_length - 1 : context_length]
         x = np.concatenate([values[:, :context_length], np.ones((len(r), 1))], axis=1)
         xtx += x.T @ x
         xty += x.T @ values[:, context_length:]
     penalty = np.full(context_length + 1, RIDGE * len(rows))
     penalty[-1] = 0.0  # the constant is not shrunk
     coef = np.linalg.solve(xtx + np.diag(penalty), xty)  # (L + 1, horizon)
-    return coef[:-1].T.copy(), coef[-1].copy()
+    weight = coef[:-1].T.copy()
+    if relative:  # x_last + W (x - x_last): the last lag's weight gains 1 - sum(W)
+        weight[:, -1] += 1.0 - weight.sum(axis=1)
+    return weight, coef[-1].copy()
 
 
 def cycle_profile(series: np.ndarray, period: int) -> np.ndarray:
@@ -97,20 +111,21 @@ def attach(network: torch.nn.Module, anchor: str | None, train_data, contexts: n
         return 1.0, forecast, None
     context_length, horizon = contexts.shape[1], targets.shape[1]
     seasonal = network.anchor.period > 1
-    names = (["linear", "last"] + (["cycle"] if seasonal else [])) if anchor == "auto" and \
-        validation else ["linear" if anchor == "auto" else anchor]  # fmt: skip
-    ridge = {"linear", "cycle"} & set(names)  # the training rows, once for both ridge candidates
+    names = (["linear", "nlinear", "last"] + (["cycle", "ncycle"] if seasonal else [])) \
+        if anchor == "auto" and validation else ["linear" if anchor == "auto" else anchor]
+    ridge = set(_RIDGES) & set(names)  # the training rows, once for every ridge candidate
     series0 = train_data.x.double().cpu().numpy() if ridge else None
     starts = train_data.starts.cpu().numpy()
     best = None
     for name in names:
         cycle = None
-        if name in ("linear", "cycle"):
+        if name in _RIDGES:
             series = series0
-            if name == "cycle":
+            if name.endswith("cycle"):
                 cycle = cycle_profile(series0, network.anchor.period)
                 series = series0 - cycle[np.arange(len(series0)) % network.anchor.period]
-            weight, bias = fit_linear_anchor(series, starts, context_length, horizon, rng)
+            weight, bias = fit_linear_anchor(series, starts, context_length, horizon, rng,
+                                             relative=_RIDGES[name])
         else:
             weight, bias = last_value_anchor(context_length, horizon)
         _set(network.anchor, weight, bias, cycle)

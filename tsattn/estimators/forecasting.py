@@ -87,8 +87,10 @@ class TSForecaster(_series.WindowScores, BaseTSEstimator):
         "regression of the horizon on the context shared by the channels (persistence and mean "
         "reversion, as an autoregressive model); ``'last'``, the last value; ``'cycle'``, the ridge "
         "on windows less a seasonal profile of ``period`` steps (each window's phase read from its "
-        "values); ``'auto'``, the one whose blend errs least on validation (``anchor_``; "
-        "``'cycle'`` among them where ``period_ > 1``); None: the network alone."
+        "values); ``'nlinear'``, ``'ncycle'``, those ridges level-free (the context's last value "
+        "subtracted and added back, as NLinear: no pull back to the training level); ``'auto'``, "
+        "the one whose blend errs least on validation (``anchor_``; the cycles among them where "
+        "``period_ > 1``); None: the network alone."
     )
     period: int | str | None = param(
         "auto", [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"}), None],
@@ -214,11 +216,11 @@ class TSForecaster(_series.WindowScores, BaseTSEstimator):
             index = (info or {}).get("index")
             period = 1 if index is None else _series.seasonal_period(index)
         period = int(period or 1)
-        if self.anchor not in ("auto", "cycle") or n_train < 2 * period:
+        if self.anchor not in ("auto", "cycle", "ncycle") or n_train < 2 * period:
             period = 1
-        if self.anchor == "cycle" and period == 1:
+        if self.anchor in ("cycle", "ncycle") and period == 1:
             raise ValueError(
-                "anchor='cycle' needs a season of at least 2 steps and two seasons of training "
+                f"anchor={self.anchor!r} needs a season of at least 2 steps and two seasons of training "
                 f"rows; got period={self.period!r} ({n_train} training rows). Pass period=<steps "
                 "per season> (e.g. 24 for hourly data), or a pandas series with a regular "
                 "DatetimeIndex and period='auto', or use anchor='auto'.")  # fmt: skip
