@@ -240,3 +240,48 @@ def test_summary_counts_a_partial_peer_at_the_horizons_it_ran():
                           for m, h, v in rows])  # fmt: skip
     line = _summary(frame)[2]
     assert "| dlinear (2.6000) | 1/2 | 2/2 |" in line, line
+
+
+@pytest.mark.parametrize("name, freq, first, columns", [
+    ("weather", "10min", "2020-01-01 00:10:00", ["p (mbar)", "T (degC)", "rh (%)", "OT"]),
+    ("electricity", "h", "2016-07-01 02:00:00", ["0", "1", "2", "OT"]),
+    ("traffic", "h", "2016-07-01 02:00:00", ["0", "1", "2", "OT"]),
+])  # fmt: skip
+def test_a_set_missing_from_shared_runs_through_the_same_command(tmp_path, monkeypatch, name, freq,
+                                                                 first, columns):  # fmt: skip
+    """The command a user runs on ETTh1, on a long-horizon set this machine cannot download: a
+    file in the set's canonical layout (``date`` first, ``OT`` last) placed in the cache is read
+    by the real loader (offline, no checksum recorded for it), split 70/10/20, and benchmarked;
+    the forecaster reads the set's season off its time index (a day: 144 or 24 rows)."""
+    from tsattn import TSForecaster
+    from tsattn.datasets import forecasting_splits, load_forecasting
+
+    from ._datasets_support import isolate
+
+    rows = 1500
+    data = _frame(rows, len(columns), freq=freq)
+    data.index = pd.date_range(first, periods=rows, freq=freq)
+    (tmp_path / "data" / "forecasting").mkdir(parents=True)
+    data.set_axis(columns, axis=1).rename_axis("date").reset_index().assign(
+        date=lambda f: f["date"].dt.strftime("%Y-%m-%d %H:%M:%S")).to_csv(
+        tmp_path / "data" / "forecasting" / f"{name}.csv", index=False)  # fmt: skip
+    isolate(monkeypatch, tmp_path / "data")
+    df = load_forecasting(name)
+    assert list(df.columns) == columns and len(df) == rows
+    assert pd.infer_freq(df.index) == pd.tseries.frequencies.to_offset(freq).freqstr
+    splits = forecasting_splits(df, name, 24)
+    period = {"10min": 144, "h": 24}[freq]
+    fitted = TSForecaster(6, 24, **{**TINY, "max_steps": 2}).fit(splits.scaled_frame("train"))
+    assert fitted.period_ == period
+    parser = argparse.ArgumentParser()
+    bench.register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(
+        ["bench", "forecast", "--datasets", name, "--horizons", "6", "--context-length", "24",
+         "--param", "d_model=8", "--param", "n_heads=2", "--param", "max_steps=3", "--peers",
+         "--ar-lags", "4", "--out", str(tmp_path / "out")]
+    )  # fmt: skip
+    assert args.func(args) == 0
+    written = pd.read_csv(tmp_path / "out" / "results.csv")
+    assert (written["status"] == "ok").all() and "tsattn:softmax" in set(written["model"])
+    # 20% test rows plus the context, every stride-1 window scored
+    assert set(written["n_windows"]) == {int(rows * 0.2) + 24 - 24 - 6 + 1}
