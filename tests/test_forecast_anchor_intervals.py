@@ -159,7 +159,7 @@ def test_cycle_anchor_forecasts_a_season_longer_than_the_context():
 def test_level_free_cycle_anchor_forecasts_a_shifted_window_shifted():
     """anchor='ncycle': the seasonal profile and a ridge on level-free windows; a context moved
     up by 3 (a level the training rows never reached) moves its forecast up by 3, where the
-    level-dependent 'cycle' ridge, fitted on a steady AR level, pulls it back."""
+    level-dependent 'cycle' ridge, fitted on rows of a steady level, pulls it back."""
     y = _seasonal()
     windows = y.to_numpy()[1500:1520][None]
     moved = {}
