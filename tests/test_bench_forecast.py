@@ -165,6 +165,23 @@ def test_cli_parses_and_runs(tmp_path, monkeypatch):
     assert len(written) == 4 and "tsattn:softmax[tiny]" in set(written["model"])
 
 
+def test_cli_with_no_attentions_runs_the_others_only(tmp_path, monkeypatch):
+    """``--attentions`` with no name fits none of ours (as ``--peers`` runs no peer): a peer or
+    baseline can be added to a folder without refitting our rows."""
+    import tsattn.datasets
+
+    monkeypatch.setattr(tsattn.datasets, "load_forecasting", lambda name: _frame())
+    parser = argparse.ArgumentParser()
+    bench.register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(
+        ["bench", "forecast", "--datasets", "exchange_rate", "--horizons", "3", "--context-length",
+         "12", "--attentions", "--peers", "--baselines", "naive_last", "ar", "--ar-lags", "4",
+         "--out", str(tmp_path)]
+    )  # fmt: skip
+    assert args.func(args) == 0
+    assert set(pd.read_csv(tmp_path / "results.csv")["model"]) == {"naive_last", "ar"}
+
+
 def test_ctrl_c_stops_the_benchmark_and_keeps_finished_runs(tmp_path, ctrl_c_on_fit):
     """The interrupted fit is not scored as if it had finished, and earlier rows reach disk."""
     from tsattn.benchmarks import BenchmarkInterrupted

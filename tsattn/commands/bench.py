@@ -134,7 +134,8 @@ def _register_forecast(sub: argparse._SubParsersAction) -> None:
                    help="default: the catalogue's (96 192 336 720; illness 24 36 48 60)")
     p.add_argument("--context-length", type=positive_int,
                    help="default: the catalogue's (96; illness 36)")
-    p.add_argument("--attentions", nargs="+", help="TSForecaster attentions (default: its own)")
+    p.add_argument("--attentions", nargs="*", help="TSForecaster attentions (default: its own; "
+                   "none: --attentions, to run only the peers and baselines)")
     p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                    help="TSForecaster parameter, VALUE as JSON (repeatable)")
     p.add_argument("--label", help="name of this TSForecaster setting (tsattn:<attention>[LABEL])")
