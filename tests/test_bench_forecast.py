@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -302,3 +303,60 @@ def test_a_set_missing_from_shared_runs_through_the_same_command(tmp_path, monke
     assert (written["status"] == "ok").all() and "tsattn:softmax" in set(written["model"])
     # 20% test rows plus the context, every stride-1 window scored
     assert set(written["n_windows"]) == {int(rows * 0.2) + 24 - 24 - 6 + 1}
+
+
+def _write_csv(path, frame):
+    frame.rename_axis("date").reset_index().to_csv(path, index=False)
+    return path
+
+
+def test_a_users_csv_file_runs_through_the_same_command(tmp_path):
+    """A set outside the catalogue, named by its path: read with the loader's checks, split
+    70/10/20 with Dataset_Custom's borders, its rows and plots named by the file's stem."""
+    from tsattn.datasets import forecasting_borders, forecasting_entry, load_forecasting
+
+    rows = 600
+    path = _write_csv(tmp_path / "my_sensor.csv", _frame(rows, 3, freq="h"))
+    label, entry = forecasting_entry(str(path))
+    assert label == "my_sensor" and entry["horizons"] == [96, 192, 336, 720]
+    frame = load_forecasting(str(path))
+    assert frame.shape == (rows, 3) and isinstance(frame.index, pd.DatetimeIndex)
+    assert forecasting_borders(str(path), rows, 24) == ((0, 420), (396, 480), (456, 600))
+    parser = argparse.ArgumentParser()
+    bench.register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(
+        ["bench", "forecast", "--datasets", str(path), "--horizons", "6", "--context-length", "24",
+         "--param", "d_model=8", "--param", "n_heads=2", "--param", "max_steps=3", "--peers",
+         "--ar-lags", "4", "--out", str(tmp_path / "out")]
+    )  # fmt: skip
+    assert args.func(args) == 0
+    written = pd.read_csv(tmp_path / "out" / "results.csv")
+    assert set(written["dataset"]) == {"my_sensor"} and (written["status"] == "ok").all()
+    assert set(written["n_windows"]) == {int(rows * 0.2) - 6 + 1}
+    assert (tmp_path / "out" / "plots" / "my_sensor_test_h6.png").is_file()
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda f: f.reset_index(drop=True), "no 'date' column"),
+    (lambda f: f.iloc[::-1], "not strictly increasing"),
+    (lambda f: f.assign(x0=f["x0"].where(f.index != f.index[5])), "1 missing values"),
+    (lambda f: f.assign(site="a"), "non-numeric column(s) ['site']"),
+])  # fmt: skip
+def test_a_bad_csv_file_is_refused_before_any_work_saying_what_to_fix(tmp_path, edit, message):
+    from tsattn.benchmarks.forecast import check_config
+
+    frame = edit(_frame(300, 2, freq="h"))
+    path = tmp_path / "bad.csv"
+    if "date" in message:
+        frame.to_csv(path, index=False)
+    else:
+        _write_csv(path, frame)
+    with pytest.raises(ValueError, match=re.escape(message)):
+        check_config(_config(datasets=[str(path)]))
+
+
+def test_a_missing_csv_file_says_what_a_dataset_may_be(tmp_path):
+    from tsattn.datasets import load_forecasting
+
+    with pytest.raises(ValueError, match="no file .*nope.csv.*'date' column.*catalogue name"):
+        load_forecasting(str(tmp_path / "nope.csv"))

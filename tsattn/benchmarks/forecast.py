@@ -96,10 +96,11 @@ class ForecastBenchmark:
     n_plot: int = 2
 
     def setting(self, dataset: str) -> tuple[int, tuple[int, ...]]:
-        """``(context_length, horizons)`` of ``dataset``: the options, else its catalogue entry."""
-        from tsattn.datasets.catalogue import catalogue, resolve_name
+        """``(context_length, horizons)`` of ``dataset``: the options, else its catalogue entry
+        (a CSV file's: 96 and 96/192/336/720)."""
+        from tsattn.datasets import forecasting_entry
 
-        entry = catalogue()["forecasting"][resolve_name(dataset, "forecasting")]
+        entry = forecasting_entry(dataset)[1]
         context = self.context_length or int(entry.get("context_length", 96))
         horizons = self.horizons or entry.get("horizons", (96, 192, 336, 720))
         return context, tuple(int(h) for h in horizons)
@@ -119,9 +120,9 @@ class _Data:
     """One dataset's splits and the arrays every model of a horizon is scored on."""
 
     def __init__(self, config: ForecastBenchmark, dataset: str, frame: pd.DataFrame) -> None:
-        from tsattn.datasets import forecasting_splits
+        from tsattn.datasets import forecasting_entry, forecasting_splits
 
-        self.name, self.columns = dataset, list(frame.columns)
+        self.name, self.columns = forecasting_entry(dataset)[0], list(frame.columns)
         self.context, self.horizons = config.setting(dataset)
         self.splits = forecasting_splits(frame, dataset, self.context)
         self.train = self.splits.scaled("train")
@@ -233,7 +234,7 @@ def run_forecast_benchmark(
     ``out/results.csv``; write ``results.md``, ``config.json`` and ``plots/``. ``frames`` replaces
     :func:`tsattn.datasets.load_forecasting` (tests). Returns every row recorded in ``out``."""
     from tsattn.benchmarks.forecast_report import plot_samples, save_samples, write_report
-    from tsattn.datasets import load_forecasting
+    from tsattn.datasets import forecasting_entry, load_forecasting
 
     peers = check_config(config)
     out = Path(out)
@@ -249,9 +250,10 @@ def run_forecast_benchmark(
     _write_config(out, config, command)
     tsattn_models = config.model_names()
     seeds, peer_seeds = list(config.seeds), list(config.peer_seeds or config.seeds)
-    for dataset in config.datasets:
-        frame = frames[dataset] if frames is not None else load_forecasting(dataset)
-        data = _Data(config, dataset, frame)
+    for source in config.datasets:
+        frame = frames[source] if frames is not None else load_forecasting(source)
+        dataset = forecasting_entry(source)[0]  # a file's stem names its rows and plots
+        data = _Data(config, source, frame)
         tsattn_steps: dict[int, int] = {}
         for horizon in data.horizons:
             contexts, targets = (np.array(a) for a in data.splits.windows(data.part, horizon))
@@ -329,8 +331,7 @@ def check_config(config: ForecastBenchmark, n_rows: dict[str, int] | None = None
     import difflib
 
     import tsattn
-    from tsattn.datasets import forecasting_borders
-    from tsattn.datasets.catalogue import catalogue, resolve_name
+    from tsattn.datasets import forecasting_borders, forecasting_entry, load_forecasting
     from tsattn.estimators.forecasting import TSForecaster
     from tsattn.training import resolve_device
 
@@ -357,12 +358,13 @@ def check_config(config: ForecastBenchmark, n_rows: dict[str, int] | None = None
     if isinstance(config.ar_lags, bool) or not isinstance(config.ar_lags, int) or config.ar_lags < 1:
         raise ValueError(f"ar_lags must be an integer >= 1; got {config.ar_lags!r}.")
     for dataset in config.datasets:
-        name = resolve_name(dataset, "forecasting")
-        context, horizons = config.setting(name)
+        name, entry = forecasting_entry(dataset)  # a file is read here: bad contents fail first
+        context, horizons = config.setting(dataset)
         if not horizons or any(isinstance(h, bool) or h < 1 for h in horizons):
             raise ValueError(f"horizons must be integers >= 1; got {list(horizons)}.")
-        rows = (n_rows or {}).get(dataset) or catalogue()["forecasting"][name]["shape"][0]
-        borders = forecasting_borders(name, rows, context)
+        rows = (n_rows or {}).get(dataset) or (entry["shape"][0] if "shape" in entry
+                                               else len(load_forecasting(dataset)))  # fmt: skip
+        borders = forecasting_borders(dataset, rows, context)
         for part, (start, end) in zip(("train", "validation", "test"), borders, strict=True):
             longest = end - start - context
             if max(horizons) > longest:

@@ -129,9 +129,11 @@ def _register_forecast(sub: argparse._SubParsersAction) -> None:
         ),
     )
     p.add_argument("--datasets", "--dataset", nargs="+", required=True, metavar="NAME",
-                   help="e.g. ETTh1 ETTh2 ETTm1 exchange_rate illness")
+                   help="e.g. ETTh1 ETTh2 ETTm1 exchange_rate illness, or the path of a CSV file "
+                   "in their format (a 'date' column, then the channels; 70/10/20 split)")
     p.add_argument("--horizons", type=positive_int, nargs="+",
-                   help="default: the catalogue's (96 192 336 720; illness 24 36 48 60)")
+                   help="default: the catalogue's (96 192 336 720; illness 24 36 48 60; a file's "
+                   "96 192 336 720)")
     p.add_argument("--context-length", type=positive_int,
                    help="default: the catalogue's (96; illness 36)")
     p.add_argument("--attentions", nargs="*", help="TSForecaster attentions (default: its own; "
@@ -163,7 +165,8 @@ def _forecast(args: argparse.Namespace) -> int:
 
     if args.attentions:
         check_attentions(args.attentions)
-    datasets = [resolve_dataset(d, ("forecasting",), "bench forecast")[1] for d in args.datasets]
+    datasets = [d if d.lower().endswith(".csv") else  # a file: checked with the rest below
+                resolve_dataset(d, ("forecasting",), "bench forecast")[1] for d in args.datasets]
     params = parse_params(args.param)
     check_estimator_params(TSForecaster, params)
     steps = args.peer_steps

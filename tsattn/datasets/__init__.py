@@ -17,6 +17,7 @@ from tsattn.datasets.catalogue import catalogue, list_datasets, render_readme
 from tsattn.datasets.forecasting import (
     ForecastingSplits,
     forecasting_borders,
+    forecasting_entry,
     forecasting_splits,
     load_forecasting,
     sliding_windows,
@@ -31,6 +32,7 @@ __all__ = [
     "catalogue",
     "data_dir",
     "forecasting_borders",
+    "forecasting_entry",
     "forecasting_splits",
     "list_datasets",
     "load_forecasting",

@@ -8,11 +8,16 @@ ETT 15-minute the same months (x4), every other set 70/10/20 by time with
 ``num_train = int(n * 0.7)``, ``num_test = int(n * 0.2)``, ``num_vali = n - num_train - num_test``.
 Validation and test start ``context_length`` rows before their split, so their first window's
 targets are the split's first rows.
+
+Any other set in the same file format (a ``date`` column, then one numeric column per channel) is
+named by its path, ``"data/my_series.csv"``: it takes the 70/10/20 borders, context 96 and
+horizons 96/192/336/720 of ``Dataset_Custom``, and is read as it is (no checksum).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -21,19 +26,42 @@ from sklearn.preprocessing import StandardScaler
 from tsattn.datasets.cache import Source, ensure_file
 from tsattn.datasets.catalogue import catalogue, file_sha256, resolve_name
 
-__all__ = ["ForecastingSplits", "forecasting_borders", "forecasting_splits", "load_forecasting",
-           "sliding_windows"]
+__all__ = ["ForecastingSplits", "forecasting_borders", "forecasting_entry", "forecasting_splits",
+           "load_forecasting", "sliding_windows"]
 
 _PARTS = ("train", "val", "test")
 
 
-def load_forecasting(name: str) -> pd.DataFrame:
+#: The protocol of a set named by its file path (``Dataset_Custom``'s).
+_FILE_ENTRY = {"split": "ratio_70_10_20", "context_length": 96, "horizons": [96, 192, 336, 720]}
+
+
+def _is_file(name: str | Path) -> bool:
+    return isinstance(name, Path) or (isinstance(name, str) and name.lower().endswith(".csv"))
+
+
+def forecasting_entry(name: str | Path) -> tuple[str, dict]:
+    """``(label, entry)`` of a set: a catalogue name (any case) with its catalogue entry, or the
+    path of a CSV file with its stem as label and the 70/10/20 protocol (``file`` the path).
+    Raises ``ValueError`` for an unknown name or a missing file."""
+    if not _is_file(name):
+        label = resolve_name(name, "forecasting")
+        return label, catalogue()["forecasting"][label]
+    path = Path(name).expanduser()
+    if not path.is_file():
+        raise ValueError(f"no file {str(path)!r}: give the path of a CSV file with a 'date' column "
+                         "and one numeric column per channel, or a catalogue name "
+                         "(tsattn.datasets.list_datasets('forecasting')).")  # fmt: skip
+    return path.stem, {**_FILE_ENTRY, "file": str(path)}
+
+
+def load_forecasting(name: str | Path) -> pd.DataFrame:
     """Load a long-horizon forecasting set as a float64 frame indexed by time.
 
     Parameters
     ----------
     name : {"ETTh1", "ETTh2", "ETTm1", "ETTm2", "electricity", "traffic", "weather", \
-"exchange_rate", "illness"}
+"exchange_rate", "illness"} or the path of a CSV file in their format
 
     Returns
     -------
@@ -41,11 +69,39 @@ def load_forecasting(name: str) -> pd.DataFrame:
         Indexed by a ``DatetimeIndex`` named ``date`` (the file's ``date`` column); the columns
         are the file's other columns in file order (the target ``OT`` last).
     """
-    name = resolve_name(name, "forecasting")
-    entry = catalogue()["forecasting"][name]
+    _, entry = forecasting_entry(name)
+    if "url" not in entry:
+        return _read_frame(entry["file"])
     path = ensure_file(entry["file"], [Source(entry["url"])], file_sha256(entry["file"]))
     df = pd.read_csv(path)
     df.index = pd.DatetimeIndex(pd.to_datetime(df.pop("date")), name="date")
+    return df.astype(np.float64)
+
+
+def _read_frame(path: str) -> pd.DataFrame:
+    """A user's CSV file, checked: a ``date`` column of increasing times, numeric channels and no
+    missing value (each would otherwise give a wrong or NaN score without a word)."""
+    df = pd.read_csv(path)
+    fix = "expected a 'date' column, then one numeric column per channel (as ETTh1.csv)"
+    if "date" not in df.columns:
+        raise ValueError(f"{path} has no 'date' column (columns: {list(df.columns)[:8]}); {fix}.")
+    try:
+        index = pd.DatetimeIndex(pd.to_datetime(df.pop("date")), name="date")
+    except (ValueError, TypeError) as err:
+        raise ValueError(f"{path}: the 'date' column does not parse as times ({err}); {fix}.") from None
+    if not index.is_monotonic_increasing or index.has_duplicates:
+        raise ValueError(f"{path}: the dates are not strictly increasing; sort the rows by date "
+                         "and drop repeated dates.")  # fmt: skip
+    text = [c for c in df.columns if not pd.api.types.is_numeric_dtype(df[c])]
+    if text or df.shape[1] == 0:
+        raise ValueError(f"{path}: {'non-numeric column(s) ' + str(text) if text else 'no channel'}"
+                         f"; {fix}.")  # fmt: skip
+    missing = df.isna().sum()
+    if missing.any():
+        raise ValueError(f"{path}: {int(missing.sum())} missing values (first in column "
+                         f"{missing.idxmax()!r}); fill or interpolate them first, e.g. "
+                         "df.interpolate(limit_direction='both').")  # fmt: skip
+    df.index = index
     return df.astype(np.float64)
 
 
@@ -56,8 +112,8 @@ def forecasting_borders(name: str, n_rows: int, context_length: int
     ``start`` of validation and test is ``context_length`` rows before the split itself;
     ``end`` is exclusive. Follows the Informer/Autoformer code exactly (see module docstring).
     """
-    name = resolve_name(name, "forecasting")
-    split = catalogue()["forecasting"][name]["split"]
+    name, entry = forecasting_entry(name)
+    split = entry["split"]
     if split in ("ett_hourly", "ett_minute"):
         per_month = 30 * 24 * (4 if split == "ett_minute" else 1)
         n_train, n_val, n_test = 12 * per_month, 4 * per_month, 4 * per_month
