@@ -360,3 +360,73 @@ def test_a_missing_csv_file_says_what_a_dataset_may_be(tmp_path):
 
     with pytest.raises(ValueError, match="no file .*nope.csv.*'date' column.*catalogue name"):
         load_forecasting(str(tmp_path / "nope.csv"))
+
+
+def test_scores_summed_over_chunks_are_the_whole_arrays_scores():
+    from tsattn.benchmarks.forecast_scores import chunks, score_windows
+
+    rng = np.random.default_rng(0)
+    contexts, targets = rng.normal(size=(23, 5, 3)), rng.normal(size=(23, 4, 3))
+    pred = targets + rng.normal(size=targets.shape)
+    lo, hi = pred - 1.0, pred + rng.uniform(0, 2, size=pred.shape)
+
+    def forecast(where, chunk):
+        assert chunk.shape[0] == where.stop - where.start
+        return {"pred": pred[where], "bands": {0.8: (lo[where], hi[where])},
+                "parts": {"mse_network": pred[where] * 2}}  # fmt: skip
+
+    picks = np.array([0, 11, 22])
+    assert len(chunks(23, 4, 3, chunk_bytes=3 * 4 * 3 * 8)) == 8  # three windows a chunk
+    whole, parts = (score_windows(forecast, contexts, targets, picks, b).row() for b in (None, 100))
+    assert whole == pytest.approx(parts, rel=1e-12)
+    inside = (targets >= lo) & (targets <= hi)
+    assert parts["mse"] == pytest.approx(np.mean((pred - targets) ** 2))
+    assert parts["mae"] == pytest.approx(np.mean(np.abs(pred - targets)))
+    assert parts["cov80"] == pytest.approx(inside.mean())
+    assert parts["width80"] == pytest.approx(np.mean(hi - lo))
+    assert parts["mse_network"] == pytest.approx(np.mean((2 * pred - targets) ** 2))
+    kept = score_windows(forecast, contexts, targets, picks, 100)
+    np.testing.assert_allclose(kept.sample("pred"), pred[picks, :, -1], rtol=1e-6)
+    np.testing.assert_allclose(kept.sample("hi"), hi[picks, :, -1], rtol=1e-6)
+
+
+def test_the_benchmark_scores_the_same_in_small_chunks(tmp_path, monkeypatch):
+    """Rows and kept samples of a run scored a few windows at a time equal one whole-array run's."""
+    from tsattn.benchmarks import forecast_scores
+
+    whole = _run(_config(), tmp_path / "whole")
+    monkeypatch.setattr(forecast_scores, "CHUNK_BYTES", 4 * 2 * 8 * 3)  # three windows a chunk
+    small = _run(_config(), tmp_path / "small")
+    cols = ["mse", "mae", "cov80", "cov95", "width80", "mse_network", "mse_anchor"]
+    # the network's float32 sums differ in the last digits with the batch's size
+    np.testing.assert_allclose(small[cols].to_numpy(float), whole[cols].to_numpy(float), rtol=1e-6)
+    a, b = (np.load(p / "samples" / "exchange_rate_test_h4.npz") for p in (tmp_path / "whole",
+                                                                           tmp_path / "small"))
+    assert sorted(a) == sorted(b)
+    for key in a:
+        np.testing.assert_allclose(a[key], b[key], rtol=1e-6)
+
+
+def test_a_wide_sets_windows_are_never_held_whole(tmp_path, monkeypatch):
+    """Traffic's TEST targets at h720 would be 13.8 GB as one array: the benchmark holds a chunk
+    of windows at a time. Here the targets of a 500-channel set would be 160 MB; the run's peak
+    allocation stays far below it (numpy reports its buffers to tracemalloc)."""
+    import tracemalloc
+
+    from tsattn.benchmarks import forecast_scores
+
+    monkeypatch.setattr(forecast_scores, "CHUNK_BYTES", 1 << 22)  # 4 MiB, 64 in a real run
+    rows, channels, horizon = 2000, 500, 200
+    frame = _frame(rows, channels, freq="h")
+    targets_bytes = (int(rows * 0.2) - horizon + 1) * horizon * channels * 8
+    config = _config(horizons=[horizon], context_length=16, attentions=[],
+                     baselines=["naive_last", "seasonal_naive"], n_plot=1)  # fmt: skip
+    tracemalloc.start()
+    try:
+        run_forecast_benchmark(config, tmp_path, frames={"exchange_rate": frame}, log=lambda *_: None)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    written = pd.read_csv(tmp_path / "results.csv")
+    assert (written["status"] == "ok").all() and len(written) == 2
+    assert targets_bytes > 150e6 and peak < targets_bytes / 3, (peak, targets_bytes)

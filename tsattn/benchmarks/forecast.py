@@ -47,6 +47,7 @@ from tsattn.benchmarks.forecast_baselines import (
     seasonal_period,
 )
 from tsattn.benchmarks.forecast_peers import PEERS, missing_peers, peer_forecasts
+from tsattn.benchmarks.forecast_scores import score_windows
 
 __all__ = [
     "BASELINES",
@@ -143,12 +144,7 @@ class _Data:
         return self._ar
 
 
-def _errors(pred: np.ndarray, target: np.ndarray) -> dict:
-    diff = pred - target
-    return {"mse": float(np.mean(diff**2)), "mae": float(np.mean(np.abs(diff)))}
-
-
-def _fit_tsattn(config, data: _Data, horizon, model, seed, contexts, targets):
+def _fit_tsattn(config, data: _Data, horizon, model, seed, contexts, targets, picks):
     from tsattn.estimators.forecasting import TSForecaster
 
     attention = model.split(":", 1)[1].split("[", 1)[0]
@@ -163,50 +159,53 @@ def _fit_tsattn(config, data: _Data, horizon, model, seed, contexts, targets):
         est.fit(train)
     raise_if_interrupted(est)
     fit_s = time.perf_counter() - t0
+    blend = est.module_.blend.clone() if est.module_.anchor is not None else None
+
+    def forecast(where, chunk):
+        out = {"pred": est.predict(chunk),
+               "bands": {c: est.predict_interval(chunk, c) for c in COVERAGES}}  # fmt: skip
+        if blend is not None:  # what each part alone scores (blend 1: the network)
+            out["parts"] = {}
+            for name, share in (("mse_network", 1.0), ("mse_anchor", 0.0)):
+                est.module_.blend.fill_(share)
+                out["parts"][name] = est.predict(chunk)
+            est.module_.blend.copy_(blend)
+        return out
+
     t0 = time.perf_counter()
-    pred = est.predict(contexts)
-    row = {**_errors(pred, targets), "fit_s": fit_s, "predict_s": time.perf_counter() - t0,
+    scores = score_windows(forecast, contexts, targets, picks)
+    row = {**scores.row(), "fit_s": fit_s, "predict_s": time.perf_counter() - t0,
            "n_steps": est.n_steps_, "blend": est.blend_}  # fmt: skip
-    bands = {}
-    for coverage in COVERAGES:
-        lo, hi = est.predict_interval(contexts, coverage)
-        inside = (targets >= lo) & (targets <= hi)
-        row[f"cov{round(coverage * 100)}"] = float(inside.mean())
-        bands[coverage] = (lo, hi)
-    row["width80"] = float(np.mean(bands[0.8][1] - bands[0.8][0]))
-    if est.module_.anchor is not None:  # what each part alone scores (blend 1: the network)
-        blend = est.module_.blend.clone()
-        for name, share in (("mse_network", 1.0), ("mse_anchor", 0.0)):
-            est.module_.blend.fill_(share)
-            row[name] = _errors(est.predict(contexts), targets)["mse"]
-        est.module_.blend.copy_(blend)
-    return pred, row, bands[0.8], est
+    return scores, row, est
 
 
-def _run_one(config, data: _Data, horizon: int, model: str, seed: int, contexts, targets,
-             tsattn_steps: dict) -> tuple[np.ndarray | None, dict, Any]:  # fmt: skip
-    """One model's forecasts of every window, its row of results and (tsattn) its 80% band."""
-    band = None
+def _run_one(config, data: _Data, horizon: int, model: str, seed: int, contexts, targets, picks,
+             tsattn_steps: dict) -> tuple[Any, dict]:  # fmt: skip
+    """One model's :class:`~tsattn.benchmarks.forecast_scores.Scores` over every window (its kept
+    samples with them) and its row of results."""
     if model in BASELINES:
-        t0 = time.perf_counter()
         if model == "ar":
-            pred = ar_forecast(data.ar(config.ar_lags), contexts, horizon)
+            coef = data.ar(config.ar_lags)
+            predict = lambda chunk: ar_forecast(coef, chunk, horizon)  # noqa: E731
         else:
-            pred = seasonal_naive(contexts, horizon, data.period if model == "seasonal_naive" else 1)
-        row = {**_errors(pred, targets), "fit_s": 0.0, "predict_s": time.perf_counter() - t0}
-    elif model in PEERS:
+            period = data.period if model == "seasonal_naive" else 1
+            predict = lambda chunk: seasonal_naive(chunk, horizon, period)  # noqa: E731
+        t0 = time.perf_counter()
+        scores = score_windows(lambda _, chunk: {"pred": predict(chunk)}, contexts, targets, picks)
+        return scores, {**scores.row(), "fit_s": 0.0, "predict_s": time.perf_counter() - t0}
+    if model in PEERS:  # neuralforecast returns every window at once: scored in chunks all the same
         steps = config.peer_steps
         if steps == "auto":
             steps = tsattn_steps.get(horizon) or _auto_steps(config, data, horizon)
         batch = int(config.params.get("batch_size", _default("batch_size")))
         pred, info = peer_forecasts(model, data.series, targets, data.context, horizon, data.n_val,
                                     data.n_scored, seed, int(steps), batch, config.device)  # fmt: skip
-        row = {**_errors(pred, targets), "fit_s": info["fit_s"], "predict_s": 0.0,
-               "n_steps": info["n_steps"]}  # fmt: skip
-    else:
-        pred, row, band, est = _fit_tsattn(config, data, horizon, model, seed, contexts, targets)
-        tsattn_steps.setdefault(horizon, est.n_steps_)
-    return pred, row, band
+        scores = score_windows(lambda where, _: {"pred": pred[where]}, contexts, targets, picks)
+        return scores, {**scores.row(), "fit_s": info["fit_s"], "predict_s": 0.0,
+                        "n_steps": info["n_steps"]}  # fmt: skip
+    scores, row, est = _fit_tsattn(config, data, horizon, model, seed, contexts, targets, picks)
+    tsattn_steps.setdefault(horizon, est.n_steps_)
+    return scores, row
 
 
 def _default(name: str):
@@ -256,7 +255,8 @@ def run_forecast_benchmark(
         data = _Data(config, source, frame)
         tsattn_steps: dict[int, int] = {}
         for horizon in data.horizons:
-            contexts, targets = (np.array(a) for a in data.splits.windows(data.part, horizon))
+            contexts, targets = data.splits.windows(data.part, horizon)  # views: no copy
+            picks = np.linspace(0, len(contexts) - 1, max(config.n_plot, 0)).astype(int)
             jobs = [(m, 0) for m in config.baselines] + [(m, s) for s in seeds for m in tsattn_models]
             jobs += [(m, s) for s in peer_seeds for m in peers]
             for model, seed in jobs:
@@ -267,8 +267,8 @@ def run_forecast_benchmark(
                             context_length=data.context, n_windows=len(contexts), model=model,
                             seed=seed, status="ok", error="", threads=_threads())  # fmt: skip
                 try:
-                    pred, row, band = _run_one(config, data, horizon, model, seed, contexts,
-                                               targets, tsattn_steps)  # fmt: skip
+                    scores, row = _run_one(config, data, horizon, model, seed, contexts, targets,
+                                           picks, tsattn_steps)  # fmt: skip
                 except KeyboardInterrupt:
                     _write_config(out, config, command, status="interrupted")
                     raise BenchmarkInterrupted(
@@ -277,15 +277,14 @@ def run_forecast_benchmark(
                         f"fits are in {csv}; rerun the same command to resume.",
                     ) from None
                 except Exception as err:  # recorded; the run goes on
-                    pred, row, band = None, {"status": "failed", "error": repr(err)[:300]}, None
+                    scores, row = None, {"status": "failed", "error": repr(err)[:300]}
                 _append(csv, {**base, **row})
                 done.add(key)
                 msg = (f"mse={row['mse']:.4f} mae={row['mae']:.4f}" if "mse" in row
                        else f"FAILED {row['error']}")  # fmt: skip
                 log(f"{dataset} {config.split} h={horizon} {model} seed={seed}: {msg}")
-                if pred is not None and seed == (seeds + peer_seeds)[0]:
-                    save_samples(out, data, horizon, model, contexts, targets, pred, band,
-                                 config.n_plot)  # fmt: skip
+                if scores is not None and seed == (seeds + peer_seeds)[0]:
+                    save_samples(out, data, horizon, model, contexts, targets, scores)
             plot_samples(out, data, horizon)
         write_report(out, pd.read_csv(csv), config)
     _write_config(out, config, command, status="finished")

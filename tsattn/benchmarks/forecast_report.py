@@ -152,21 +152,22 @@ def _samples_path(out: Path, dataset: str, split: str, horizon: int) -> Path:
 
 
 def save_samples(out: Path, data, horizon: int, model: str, contexts: np.ndarray,
-                 targets: np.ndarray, pred: np.ndarray, band, n_plot: int) -> None:  # fmt: skip
-    """Keep ``n_plot`` evenly spread windows of the last channel for the plots."""
-    if n_plot < 1:
+                 targets: np.ndarray, scores) -> None:  # fmt: skip
+    """Keep the last channel of the windows ``scores.picks`` (evenly spread; see
+    :class:`~tsattn.benchmarks.forecast_scores.Scores`) for the plots."""
+    picks = scores.picks
+    if len(picks) < 1:
         return
     path = _samples_path(out, data.name, data.part, horizon)
     path.parent.mkdir(exist_ok=True)
-    picks = np.linspace(0, len(contexts) - 1, n_plot).astype(int)
     arrays = dict(np.load(path)) if path.is_file() else {}
-    arrays.setdefault("context", contexts[picks, :, -1].astype(np.float32))
-    arrays.setdefault("truth", targets[picks, :, -1].astype(np.float32))
+    arrays.setdefault("context", np.asarray(contexts[picks, :, -1], dtype=np.float32))
+    arrays.setdefault("truth", np.asarray(targets[picks, :, -1], dtype=np.float32))
     arrays["picks"] = picks
-    arrays[f"pred:{model}"] = pred[picks, :, -1].astype(np.float32)
-    if band is not None:
-        arrays[f"lo:{model}"] = band[0][picks, :, -1].astype(np.float32)
-        arrays[f"hi:{model}"] = band[1][picks, :, -1].astype(np.float32)
+    arrays[f"pred:{model}"] = scores.sample("pred")
+    if scores.sample("lo") is not None:
+        arrays[f"lo:{model}"] = scores.sample("lo")
+        arrays[f"hi:{model}"] = scores.sample("hi")
     np.savez_compressed(path, **arrays)
 
 
