@@ -430,3 +430,26 @@ def test_a_wide_sets_windows_are_never_held_whole(tmp_path, monkeypatch):
     written = pd.read_csv(tmp_path / "results.csv")
     assert (written["status"] == "ok").all() and len(written) == 2
     assert targets_bytes > 150e6 and peak < targets_bytes / 3, (peak, targets_bytes)
+
+
+def test_a_peer_too_big_for_the_machine_is_skipped_with_why_and_no_row(tmp_path, monkeypatch):
+    """neuralforecast returns every window's forecast at once (Traffic at h96: about 34 GB): where
+    that cannot fit, the peer is not started (an out-of-memory kill would end the whole run), the
+    log says why, and no row is written, so a rerun on a larger machine runs it."""
+    import tsattn.benchmarks.forecast as forecast
+
+    assert forecast_peers.memory_problem(3413, 96, 862, available=24 * 10**9).startswith(
+        "neuralforecast would hold all 3413 x 96 x 862 forecast values at once, about 34 GB")
+    assert forecast_peers.memory_problem(10801, 720, 7, available=24 * 10**9) is None  # ETTm1
+    monkeypatch.setattr(forecast, "missing_peers", lambda: None)
+    monkeypatch.setattr(forecast_peers, "BYTES_PER_VALUE", 10**12)  # any set is too big
+
+    def never(*args, **kwargs):
+        raise AssertionError("the peer was started")
+
+    monkeypatch.setattr(forecast, "peer_forecasts", never)
+    lines = []
+    results = run_forecast_benchmark(_config(peers=["patchtst"], attentions=[]), tmp_path,
+                                     frames={"exchange_rate": _frame()}, log=lines.append)  # fmt: skip
+    assert "patchtst" not in set(results["model"]) and len(results) == 3
+    assert any("patchtst seed=0: skipped, neuralforecast would hold all" in line for line in lines)

@@ -29,12 +29,38 @@ import warnings
 import numpy as np
 import pandas as pd
 
-__all__ = ["PEERS", "missing_peers", "peer_forecasts"]
+__all__ = ["PEERS", "memory_problem", "missing_peers", "peer_forecasts"]
 
 #: Peer name -> neuralforecast model class.
 PEERS = {"patchtst": "PatchTST", "itransformer": "iTransformer", "dlinear": "DLinear",
          "nhits": "NHITS"}  # fmt: skip
 _MULTIVARIATE = {"itransformer"}
+
+
+#: Bytes per forecast value at the peak of neuralforecast's ``cross_validation`` and of reading its
+#: frame back (five 8-byte columns a value, then the sort and reshape copies): an estimate, which
+#: put the NHITS fit of ETTm1 at h720 (54 million values) at 6.5 GB where it took 5.2 GB.
+BYTES_PER_VALUE = 120
+
+
+def memory_problem(n_windows: int, horizon: int, n_channels: int,
+                   available: int | None = None) -> str | None:  # fmt: skip
+    """Why a peer's forecasts of every window cannot be held here (None when they can, or when the
+    machine's memory is unknown): neuralforecast returns them all at once, one frame row per value,
+    so Traffic at h96 needs about 34 GB whatever the model. ``available``: bytes of memory (default:
+    the machine's physical memory)."""
+    if available is None:
+        try:
+            available = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        except (AttributeError, ValueError, OSError):  # not a POSIX system: no check
+            return None
+    need = n_windows * horizon * n_channels * BYTES_PER_VALUE
+    if need <= available:
+        return None
+    return (f"neuralforecast would hold all {n_windows} x {horizon} x {n_channels} forecast values "
+            f"at once, about {need / 1e9:.0f} GB, on a machine with {available / 1e9:.0f} GB; run "
+            "the peers on a larger machine (the rest of the run goes on, and a rerun there resumes "
+            "it) or give --horizons or a shorter set.")  # fmt: skip
 
 
 def missing_peers() -> str | None:
