@@ -453,3 +453,13 @@ def test_a_peer_too_big_for_the_machine_is_skipped_with_why_and_no_row(tmp_path,
                                      frames={"exchange_rate": _frame()}, log=lines.append)  # fmt: skip
     assert "patchtst" not in set(results["model"]) and len(results) == 3
     assert any("patchtst seed=0: skipped, neuralforecast would hold all" in line for line in lines)
+
+
+def test_the_progress_bar_counts_the_fits_left_and_names_the_one_under_way(tmp_path, capsys):
+    _run(_config(seeds=[0]), tmp_path)  # 3 baselines and ours: done, not counted again below
+    lines = []
+    run_forecast_benchmark(_config(seeds=[0, 1]), tmp_path, frames={"exchange_rate": _frame()},
+                           log=lines.append, progress=True)  # fmt: skip
+    bar = capsys.readouterr().err
+    assert "bench forecast" in bar and "1/1" in bar and "tsattn:softmax seed=1" in bar, bar
+    assert len(lines) == 1

@@ -230,11 +230,15 @@ def _auto_steps(config: ForecastBenchmark, data: _Data, horizon: int) -> int:
 
 def run_forecast_benchmark(
     config: ForecastBenchmark, out: str | Path, frames: dict[str, pd.DataFrame] | None = None,
-    log: Callable[[str], None] = print, command: str | None = None,
+    log: Callable[[str], None] = print, command: str | None = None, progress: bool = False,
 ) -> pd.DataFrame:  # fmt: skip
     """Run every missing (dataset, horizon, model, seed) of ``config``, appending to
     ``out/results.csv``; write ``results.md``, ``config.json`` and ``plots/``. ``frames`` replaces
-    :func:`tsattn.datasets.load_forecasting` (tests). Returns every row recorded in ``out``."""
+    :func:`tsattn.datasets.load_forecasting` (tests). ``progress``: a bar over the fits to run,
+    naming the one running (a peer's fit on a CPU can take half an hour). Returns every row
+    recorded in ``out``."""
+    from tqdm.auto import tqdm
+
     from tsattn.benchmarks.forecast_report import plot_samples, save_samples, write_report
     from tsattn.datasets import forecasting_entry, load_forecasting
 
@@ -252,6 +256,11 @@ def run_forecast_benchmark(
     _write_config(out, config, command)
     tsattn_models = config.model_names()
     seeds, peer_seeds = list(config.seeds), list(config.peer_seeds or config.seeds)
+    jobs = [(m, 0) for m in config.baselines] + [(m, s) for s in seeds for m in tsattn_models]
+    jobs += [(m, s) for s in peer_seeds for m in peers]
+    todo = sum((forecasting_entry(source)[0], config.split, str(h), m, str(s)) not in done
+               for source in config.datasets for h in config.setting(source)[1] for m, s in jobs)
+    bar = tqdm(total=todo, desc="bench forecast", unit="fit", disable=not progress or not todo)
     for source in config.datasets:
         frame = frames[source] if frames is not None else load_forecasting(source)
         dataset = forecasting_entry(source)[0]  # a file's stem names its rows and plots
@@ -260,14 +269,14 @@ def run_forecast_benchmark(
         for horizon in data.horizons:
             contexts, targets = data.splits.windows(data.part, horizon)  # views: no copy
             picks = np.linspace(0, len(contexts) - 1, max(config.n_plot, 0)).astype(int)
-            jobs = [(m, 0) for m in config.baselines] + [(m, s) for s in seeds for m in tsattn_models]
-            jobs += [(m, s) for s in peer_seeds for m in peers]
             for model, seed in jobs:
                 key = (dataset, config.split, str(horizon), model, str(seed))
                 if key in done:
                     continue
+                bar.set_postfix_str(f"{dataset} h={horizon} {model} seed={seed}")  # under way
                 if model in PEERS and (why := memory_problem(*targets.shape)):
                     log(f"{dataset} {config.split} h={horizon} {model} seed={seed}: skipped, {why}")
+                    bar.update()
                     continue  # no row written: a rerun on a larger machine runs it
                 base = dict(dataset=dataset, split=config.split, horizon=horizon,
                             context_length=data.context, n_windows=len(contexts), model=model,
@@ -276,6 +285,7 @@ def run_forecast_benchmark(
                     scores, row = _run_one(config, data, horizon, model, seed, contexts, targets,
                                            picks, tsattn_steps)  # fmt: skip
                 except KeyboardInterrupt:
+                    bar.close()
                     _write_config(out, config, command, status="interrupted")
                     raise BenchmarkInterrupted(
                         pd.read_csv(csv),
@@ -286,6 +296,7 @@ def run_forecast_benchmark(
                     scores, row = None, {"status": "failed", "error": repr(err)[:300]}
                 _append(csv, {**base, **row})
                 done.add(key)
+                bar.update()
                 msg = (f"mse={row['mse']:.4f} mae={row['mae']:.4f}" if "mse" in row
                        else f"FAILED {row['error']}")  # fmt: skip
                 log(f"{dataset} {config.split} h={horizon} {model} seed={seed}: {msg}")
@@ -293,6 +304,7 @@ def run_forecast_benchmark(
                     save_samples(out, data, horizon, model, contexts, targets, scores)
             plot_samples(out, data, horizon)
         write_report(out, pd.read_csv(csv), config)
+    bar.close()
     _write_config(out, config, command, status="finished")
     return pd.read_csv(csv)
 
