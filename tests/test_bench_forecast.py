@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -463,3 +464,28 @@ def test_the_progress_bar_counts_the_fits_left_and_names_the_one_under_way(tmp_p
     bar = capsys.readouterr().err
     assert "bench forecast" in bar and "1/1" in bar and "tsattn:softmax seed=1" in bar, bar
     assert len(lines) == 1
+
+
+def test_a_local_copy_of_a_catalogue_set_takes_its_name_and_protocol(tmp_path):
+    """A file named ETTh1.csv is split 12/4/4 months as ETTh1 (the published numbers shown beside
+    it assume that split); one whose bytes are not the catalogue's file says so."""
+    from tsattn.datasets import forecasting_borders, forecasting_entry, load_forecasting
+
+    from ._datasets_support import SHARED
+
+    shared = SHARED / "forecasting" / "ETTh1.csv"
+    if not shared.is_file():
+        pytest.skip("needs ../shared/datasets")
+    copy = tmp_path / "ETTh1.csv"
+    copy.write_bytes(shared.read_bytes())
+    label, entry = forecasting_entry(str(copy))
+    assert label == "ETTh1" and entry["split"] == "ett_hourly" and "url" not in entry
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the very file: no warning
+        frame = load_forecasting(str(copy))
+    assert forecasting_borders(str(copy), len(frame), 96)[0] == (0, 8640)
+    other = tmp_path / "other" / "etth1.csv"
+    other.parent.mkdir()
+    _write_csv(other, _frame(300, 2, freq="h"))
+    with pytest.warns(UserWarning, match=r"named as the catalogue's ETTh1 .*\(sha256 differs\)"):
+        load_forecasting(str(other))

@@ -11,11 +11,14 @@ targets are the split's first rows.
 
 Any other set in the same file format (a ``date`` column, then one numeric column per channel) is
 named by its path, ``"data/my_series.csv"``: it takes the 70/10/20 borders, context 96 and
-horizons 96/192/336/720 of ``Dataset_Custom``, and is read as it is (no checksum).
+horizons 96/192/336/720 of ``Dataset_Custom``, and is read as it is (no checksum); a file named as
+a catalogue set (a local ``ETTh1.csv``) takes that set's protocol, with a warning where its bytes
+are not the catalogue's.
 """
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,7 +26,7 @@ import numpy as np
 import pandas as pd
 from sklearn.preprocessing import StandardScaler
 
-from tsattn.datasets.cache import Source, ensure_file
+from tsattn.datasets.cache import Source, ensure_file, sha256_file
 from tsattn.datasets.catalogue import catalogue, file_sha256, resolve_name
 
 __all__ = ["ForecastingSplits", "forecasting_borders", "forecasting_entry", "forecasting_splits",
@@ -42,8 +45,10 @@ def _is_file(name: str | Path) -> bool:
 
 def forecasting_entry(name: str | Path) -> tuple[str, dict]:
     """``(label, entry)`` of a set: a catalogue name (any case) with its catalogue entry, or the
-    path of a CSV file with its stem as label and the 70/10/20 protocol (``file`` the path).
-    Raises ``ValueError`` for an unknown name or a missing file."""
+    path of a CSV file (``file`` in the entry) with its stem as label and the 70/10/20 protocol;
+    a file named as a catalogue set (a local ``ETTh1.csv``) takes that set's name and protocol, as
+    the published numbers shown beside it assume. Raises ``ValueError`` for an unknown name or a
+    missing file."""
     if not _is_file(name):
         label = resolve_name(name, "forecasting")
         return label, catalogue()["forecasting"][label]
@@ -52,7 +57,12 @@ def forecasting_entry(name: str | Path) -> tuple[str, dict]:
         raise ValueError(f"no file {str(path)!r}: give the path of a CSV file with a 'date' column "
                          "and one numeric column per channel, or a catalogue name "
                          "(tsattn.datasets.list_datasets('forecasting')).")  # fmt: skip
-    return path.stem, {**_FILE_ENTRY, "file": str(path)}
+    try:
+        label = resolve_name(path.stem, "forecasting")
+    except ValueError:
+        return path.stem, {**_FILE_ENTRY, "file": str(path)}
+    entry = {k: v for k, v in catalogue()["forecasting"][label].items() if k != "url"}
+    return label, {**entry, "file": str(path), "catalogue_file": entry["file"]}
 
 
 def load_forecasting(name: str | Path) -> pd.DataFrame:
@@ -69,8 +79,14 @@ def load_forecasting(name: str | Path) -> pd.DataFrame:
         Indexed by a ``DatetimeIndex`` named ``date`` (the file's ``date`` column); the columns
         are the file's other columns in file order (the target ``OT`` last).
     """
-    _, entry = forecasting_entry(name)
+    label, entry = forecasting_entry(name)
     if "url" not in entry:
+        expected = file_sha256(entry.get("catalogue_file", ""))
+        if expected is not None and sha256_file(entry["file"]) != expected:
+            warnings.warn(f"{entry['file']} is named as the catalogue's {label} and takes its split, "
+                          f"but is not its file (sha256 differs): the published {label} numbers "
+                          "beside its results may not apply. Rename it to keep them apart.",
+                          UserWarning, stacklevel=2)  # fmt: skip
         return _read_frame(entry["file"])
     path = ensure_file(entry["file"], [Source(entry["url"])], file_sha256(entry["file"]))
     df = pd.read_csv(path)
