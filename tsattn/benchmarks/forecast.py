@@ -303,7 +303,7 @@ def run_forecast_benchmark(
                 if scores is not None and seed == (seeds + peer_seeds)[0]:
                     save_samples(out, data, horizon, model, contexts, targets, scores)
             plot_samples(out, data, horizon)
-        write_report(out, pd.read_csv(csv), config)
+        write_report(out, pd.read_csv(csv))
     bar.close()
     _write_config(out, config, command, status="finished")
     return pd.read_csv(csv)

@@ -91,7 +91,7 @@ def _summary(frame: pd.DataFrame) -> list[str]:
     return lines
 
 
-def write_report(out: Path, results: pd.DataFrame, config) -> None:
+def write_report(out: Path, results: pd.DataFrame) -> None:
     """Write ``out/results.md`` from every row of ``results``."""
     ok = results[results["status"] == "ok"].copy()
     failed = results[results["status"] != "ok"]
