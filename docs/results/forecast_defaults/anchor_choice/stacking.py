@@ -1,0 +1,50 @@
+"""Anchors alone: the one chosen on the train split's tail (today) vs a stack of all of them with
+non-negative weights summing to one fitted on that tail; scored on the standard VALIDATION split."""
+import sys, json, numpy as np
+from scipy.optimize import nnls
+from tsattn.datasets import load_forecasting, forecasting_splits
+from tsattn.estimators import _anchor
+from tsattn.estimators._series import seasonal_period, hold_out_tail
+ds = sys.argv[1]; ctx = 36 if ds == "illness" else 96
+H = [24, 36, 48, 60] if ds == "illness" else [96, 192, 336, 720]
+df = load_forecasting(ds); sp = forecasting_splits(df, ds, ctx)
+P = seasonal_period(df.index); full = sp.scaled("train"); vo = sp.scaled("val")
+def ridge(X, Y, lam=1e-3):
+    X1 = np.concatenate([X, np.ones((len(X), 1))], 1); pen = np.full(X1.shape[1], lam * len(X)); pen[-1] = 0
+    return np.linalg.solve(X1.T @ X1 + np.diag(pen), X1.T @ Y)
+def wins(series, h, off):
+    st = np.arange(len(series) - ctx - h + 1); return st + off, series[st[:, None] + np.arange(ctx + h)]
+acc = []
+for h in H:
+    tr, tail = hold_out_tail(full, 0.1, ctx, h)
+    Q = _anchor.cycle_profile(tr, P)
+    st, wt = wins(tr, h, 0)
+    if len(wt) > 20000: k = np.random.default_rng(0).choice(len(wt), 20000, replace=False); st, wt = st[k], wt[k]
+    evals = {"tail": wins(tail, h, len(tr) - ctx), "val": wins(vo, h, len(full) - ctx)}
+    preds = {"tail": {}, "val": {}}
+    names = ["last", "linear", "nlinear"] + (["cycle", "ncycle"] if P > 1 else [])
+    for name in names:
+        cyc, rel = "cycle" in name, name.startswith("n")
+        prof = lambda s: Q[(s[:, None] + np.arange(ctx + h)) % P] if cyc else 0
+        if name != "last":
+            A = wt - prof(st); An = A - (A[:, ctx - 1:ctx] if rel else 0)
+            R = An.transpose(0, 2, 1).reshape(-1, ctx + h); coef = ridge(R[:, :ctx], R[:, ctx:])
+        for ev, (s, w) in evals.items():
+            if name == "last":
+                p = np.repeat(w[:, ctx - 1:ctx], h, 1)
+            else:
+                B = w - prof(s); mb = B[:, ctx - 1:ctx] if rel else 0; Bn = (B - mb).transpose(0, 2, 1)
+                p = (np.concatenate([Bn[..., :ctx], np.ones(Bn.shape[:2] + (1,))], -1) @ coef).transpose(0, 2, 1) + mb + (prof(s)[:, ctx:] if cyc else 0)
+            preds[ev][name] = p
+    tt, tv = evals["tail"][1][:, ctx:], evals["val"][1][:, ctx:]
+    mse = lambda p, t: float(np.mean((p - t) ** 2))
+    best = min(names, key=lambda n: mse(preds["tail"][n], tt))
+    # simplex weights via nnls on augmented system (sum-to-one by a heavy row)
+    X = np.stack([preds["tail"][n].ravel() for n in names], 1); y = tt.ravel()
+    big = 1e3 * np.sqrt(len(y)); Xa = np.vstack([X, big * np.ones((1, len(names)))]); ya = np.append(y, big)
+    wts, _ = nnls(Xa, ya)
+    stack_val = mse(sum(w * preds["val"][n] for w, n in zip(wts, names)), tv)
+    acc.append((mse(preds["val"][best], tv), stack_val))
+    print(json.dumps(dict(ds=ds, h=h, choice=best, choice_val=round(acc[-1][0], 4), stack_val=round(stack_val, 4),
+                          weights={n: round(float(w), 2) for n, w in zip(names, wts)})), flush=True)
+print(json.dumps(dict(ds=ds, mean_choice=round(np.mean([a for a, _ in acc]), 4), mean_stack=round(np.mean([b for _, b in acc]), 4))))
