@@ -228,6 +228,12 @@ def _auto_steps(config: ForecastBenchmark, data: _Data, horizon: int) -> int:
     return est._budget(n)[1]
 
 
+def _key(*values) -> tuple[str, ...]:
+    """A row's identity in ``results.csv`` (the ``_KEY`` columns, read back as strings): what a
+    rerun skips."""
+    return tuple(str(v) for v in values)
+
+
 def run_forecast_benchmark(
     config: ForecastBenchmark, out: str | Path, frames: dict[str, pd.DataFrame] | None = None,
     log: Callable[[str], None] = print, command: str | None = None, progress: bool = False,
@@ -250,7 +256,7 @@ def run_forecast_benchmark(
     with file_lock(csv):  # runs started on one folder at once: one header, no row overwritten
         if csv.is_file() and csv.stat().st_size:
             old = pd.read_csv(csv)
-            done = {tuple(r) for r in old[_KEY].astype(str).itertuples(index=False)}
+            done = {_key(*r) for r in old[_KEY].astype(str).itertuples(index=False)}
         else:  # the columns first, so that the file reads back whenever the run stops
             pd.DataFrame(columns=RESULT_COLUMNS).to_csv(csv, index=False)
     _write_config(out, config, command)
@@ -258,7 +264,7 @@ def run_forecast_benchmark(
     seeds, peer_seeds = list(config.seeds), list(config.peer_seeds or config.seeds)
     jobs = [(m, 0) for m in config.baselines] + [(m, s) for s in seeds for m in tsattn_models]
     jobs += [(m, s) for s in peer_seeds for m in peers]
-    todo = sum((forecasting_entry(source)[0], config.split, str(h), m, str(s)) not in done
+    todo = sum(_key(forecasting_entry(source)[0], config.split, h, m, s) not in done
                for source in config.datasets for h in config.setting(source)[1] for m, s in jobs)
     bar = tqdm(total=todo, desc="bench forecast", unit="fit", disable=not progress or not todo)
     for source in config.datasets:
@@ -270,7 +276,7 @@ def run_forecast_benchmark(
             contexts, targets = data.splits.windows(data.part, horizon)  # views: no copy
             picks = np.linspace(0, len(contexts) - 1, max(config.n_plot, 0)).astype(int)
             for model, seed in jobs:
-                key = (dataset, config.split, str(horizon), model, str(seed))
+                key = _key(dataset, config.split, horizon, model, seed)
                 if key in done:
                     continue
                 bar.set_postfix_str(f"{dataset} h={horizon} {model} seed={seed}")  # under way
