@@ -182,6 +182,74 @@ def test_a_pickled_forecaster_keeps_its_seasonal_anchor():
     np.testing.assert_allclose(g.predict(windows), f.predict(windows), rtol=1e-6)
 
 
+# ----------------------------------------------------------------------------- deseasonalize
+def _profile_loop(q: np.ndarray, x: np.ndarray, steps: int) -> np.ndarray:
+    """The profile ``q (P, C)`` continued for ``steps`` from the phase whose centred profile lies
+    nearest the centred window ``x (L, C)``, by a loop over the shifts."""
+    period, length = q.shape[0], x.shape[0]
+    dist = [np.sum((x - x.mean(0) - q[(p + np.arange(length)) % period]
+                    + q[(p + np.arange(length)) % period].mean(0)) ** 2) for p in range(period)]
+    return q[(int(np.argmin(dist)) + np.arange(steps)) % period]
+
+
+def test_deseasonalised_network_matches_its_formula():
+    """deseasonalize=True: the network forecasts ``net(x - Q[p:p+L]) + Q[p+L:p+L+h]``, each
+    window placed in the profile as the cycle anchor places it; the profile is the training rows'
+    mean at each phase."""
+    import torch
+
+    y = _seasonal(600)
+    f = TSForecaster(12, 20, **{**TINY, "max_steps": 5}, anchor=None, deseasonalize=True)
+    f.fit(y.iloc[:500], y_val=y.iloc[480:])  # the profile: the 500 training rows'
+    net = f.module_
+    assert f.period_ == 52 and bool(net.season_active)
+    np.testing.assert_allclose(net.season.numpy(), _anchor.cycle_profile(f._scale(y.to_numpy()[:500]), 52),
+                               rtol=1e-5, atol=1e-6)  # fmt: skip
+    x = torch.as_tensor(f._scale(_seasonal(300, seed=1).to_numpy())[None, :20], dtype=torch.float32)
+    x = torch.cat([x, x + 0.5, torch.roll(x, 7, dims=1)])
+    with torch.inference_mode():
+        out = net(x).numpy()
+        net.season_active.fill_(False)  # the network alone, on inputs with the profile removed
+        q = net.season.numpy()
+        profiles = np.stack([_profile_loop(q, xi, 32) for xi in x.numpy()])
+        plain = net(x - torch.as_tensor(profiles[:, :20], dtype=torch.float32)).numpy()
+    np.testing.assert_allclose(out, plain + profiles[:, 20:], rtol=1e-5, atol=1e-5)
+
+
+def test_deseasonalised_windows_start_at_the_series_phase():
+    """The training series loses ``Q[t % P]`` (its own phases); another series, starting k rows
+    into the season, ``Q[(k + t) % P]`` with k read from its values."""
+    import torch
+
+    from tsattn.estimators.forecasting import _deseasoned
+    from tsattn.training import WindowData
+
+    values = _seasonal(800).to_numpy()
+    q = _anchor.cycle_profile(values[:520], 52)
+    season = torch.as_tensor(q)
+    for start, phase in ((0, 0), (0, None), (17, None)):
+        series = torch.tensor(values[start : start + 520])
+        data = WindowData(series, 20, 12)
+        out = _deseasoned(data, season, phase=phase)
+        expected = values[start : start + 520] - q[(start + np.arange(520)) % 52]
+        np.testing.assert_allclose(out.x.numpy(), expected, atol=1e-12)
+        assert torch.equal(out.starts, data.starts)
+
+
+def test_deseasonalised_network_learns_a_season_longer_than_its_context():
+    """A 52-step season seen through 20-step contexts, the network alone (no anchor) and briefly
+    trained: with the profile removed from its input and added to its output it errs far less."""
+    y = _seasonal()
+    test = y.to_numpy()[1500:]
+    windows = np.stack([test[i : i + 20] for i in range(0, len(test) - 32, 3)])
+    targets = np.stack([test[i + 20 : i + 32] for i in range(0, len(test) - 32, 3)])
+    errors = {}
+    for flag in (False, True):
+        f = TSForecaster(12, 20, **{**TINY, "max_steps": 60}, anchor=None, deseasonalize=flag)
+        errors[flag] = f.fit(y.iloc[:1500]).mse(windows, targets)
+    assert errors[True] < 0.7 * errors[False], errors
+
+
 @pytest.fixture(scope="module")
 def exchange(shared_datasets):
     from tsattn.datasets import forecasting_splits, load_forecasting

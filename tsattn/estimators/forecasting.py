@@ -98,6 +98,15 @@ class TSForecaster(_series.WindowScores, BaseTSEstimator):
         "(a day of sub-daily rows, a week of daily rows, 52 weekly or 12 monthly rows), none for "
         "arrays or other indexes (``period_``); None or 1: no seasonal anchor."
     )
+    deseasonalize: bool = param(
+        False, ["boolean"], "Remove the seasonal profile of ``period_`` steps (the training rows' "
+        "mean at each phase, as the ``'cycle'`` anchor's) from the network's input and add its "
+        "continuation to the network's forecast (CycleNet's residual cycle around the transformer); "
+        "the network then learns what the season does not explain. No effect where ``period_`` is 1. "
+        "It suits a stable season longer than the context; on validation it tied on the ETT sets "
+        "and raised ILI's error by about 30%, whose flu seasons shift from year to year "
+        "(``docs/results/forecast_defaults/``)."
+    )
     instance_norm: bool = param(
         True, ["boolean"], "Normalise each window by its mean and ``sqrt(var + instance_norm_eps)`` "
         "over time and de-normalise the output."
@@ -157,10 +166,26 @@ class TSForecaster(_series.WindowScores, BaseTSEstimator):
         starting ``context_length`` rows before its first target); default the end of ``y``."""
         spec = self._validate()
         train_data, valid_windows, seed, rng = self._build(y, y_val, spec)
-        valid_data = None if valid_windows is None else valid_windows.sample(MAX_VALID_SAMPLES, rng)
-        self._train(train_data, valid_data, seed, rng, fixed_len=True)
+        season = self._season(train_data)
+        fit_train, fit_valid = train_data, valid_windows
+        if season is not None:  # the training rows start at phase 0 of their own profile
+            fit_train = _deseasoned(train_data, season, phase=0)
+            fit_valid = None if valid_windows is None else _deseasoned(valid_windows, season)
+        valid_data = None if fit_valid is None else fit_valid.sample(MAX_VALID_SAMPLES, rng)
+        self._train(fit_train, valid_data, seed, rng, fixed_len=True)
+        if season is not None:  # from now on the network removes and restores it itself
+            self.module_.season.copy_(season)
+            self.module_.season_active.fill_(True)
         self._calibrate(train_data, valid_windows, rng)
         return self
+
+    def _season(self, train_data: WindowData) -> torch.Tensor | None:
+        """``(period_, C)`` the profile the network's input is taken from, or None."""
+        if not self.deseasonalize or self.period_ <= 1:
+            return None
+        series = train_data.x.double().cpu().numpy()
+        profile = _anchor.cycle_profile(series, self.period_)
+        return torch.as_tensor(profile, dtype=train_data.x.dtype, device=train_data.x.device)
 
     def _validate(self) -> AttentionSpec:
         spec = super()._validate()
@@ -204,6 +229,7 @@ class TSForecaster(_series.WindowScores, BaseTSEstimator):
             instance_norm=bool(self.instance_norm), instance_norm_eps=float(self.instance_norm_eps),
             channel_independent=bool(self.channel_independent), patch_len=self.patch_len_,
             anchor=self.anchor is not None, anchor_period=self.period_,
+            season_period=self.period_ if self.deseasonalize else 1,
             **self._trunk_params(spec),
         )  # fmt: skip
         return train_data, valid_windows, seed, rng
@@ -216,7 +242,8 @@ class TSForecaster(_series.WindowScores, BaseTSEstimator):
             index = (info or {}).get("index")
             period = 1 if index is None else _series.seasonal_period(index)
         period = int(period or 1)
-        if self.anchor not in ("auto", "cycle", "ncycle") or n_train < 2 * period:
+        if (self.anchor not in ("auto", "cycle", "ncycle") and not self.deseasonalize) \
+                or n_train < 2 * period:
             period = 1
         if self.anchor in ("cycle", "ncycle") and period == 1:
             raise ValueError(
@@ -297,3 +324,17 @@ class TSForecaster(_series.WindowScores, BaseTSEstimator):
         lower, upper = (out[..., k] if info is None else _series.format_output(out[0, ..., k], info)
                         for k in (0, 1))  # fmt: skip
         return lower, upper
+
+
+def _deseasoned(data: WindowData, season: torch.Tensor, phase: int | None = None) -> WindowData:
+    """``data``'s windows on its series less ``season (P, C)`` continued from ``phase``, the
+    phase of the series' first row (None: read from its first eight seasons' values, as the
+    network places a window at prediction)."""
+    from tsattn.nn.forecasting import seasonal_profile, window_phases
+
+    series = data.x
+    first = (window_phases(season, series[: 8 * season.shape[0]][None]) if phase is None
+             else torch.tensor([phase], device=series.device))  # fmt: skip
+    profile = seasonal_profile(season, first, len(series))[0]
+    return WindowData(series - profile, data.context_length, data.horizon,
+                      data.starts.cpu().numpy(), data.channel_independent, data.round_steps)

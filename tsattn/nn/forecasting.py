@@ -93,6 +93,27 @@ class LinearForecastHead(nn.Module):
         return self.linear(self.dropout(h).reshape(b, -1)).reshape(b, self.horizon, self.c_out)
 
 
+def window_phases(cycle: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+    """``(B,)`` the phase of the first step of each window ``x (B, L, C)`` in the seasonal profile
+    ``cycle (P, C)``: argmin over ``p`` of ``||x - mean_t(x) - (Q[p:p+L] - mean_t(Q[p:p+L]))||^2``
+    (summed over steps and channels), so no time stamp is needed."""
+    period, length = cycle.shape[0], x.shape[1]
+    steps = torch.arange(length, device=x.device)
+    shifts = torch.arange(period, device=x.device)
+    cand = cycle.to(x.dtype)[(shifts[:, None] + steps) % period]  # (P, L, C)
+    cand = cand - cand.mean(dim=1, keepdim=True)
+    xc = x - x.mean(dim=1, keepdim=True)
+    # ||xc - cand||^2 = ||xc||^2 - 2 <xc, cand> + ||cand||^2, the first term the same for all p
+    score = 2 * torch.einsum("blc,plc->bp", xc, cand) - cand.square().sum(dim=(1, 2))
+    return score.argmax(dim=1)
+
+
+def seasonal_profile(cycle: torch.Tensor, phases: torch.Tensor, steps: int) -> torch.Tensor:
+    """``(B, steps, C)``: ``cycle (P, C)`` continued from each window's first-step phase."""
+    offsets = torch.arange(steps, device=phases.device)
+    return cycle[(phases[:, None] + offsets) % cycle.shape[0]]
+
+
 class LinearAnchor(nn.Module):
     """A fixed linear forecaster on the raw window: ``(B, L, C)`` -> ``(B, horizon, C)``, the same
     map for every channel: ``out[:, k, c] = weight[k] @ x[:, :, c] + bias[k]``.
@@ -121,25 +142,15 @@ class LinearAnchor(nn.Module):
             self.register_buffer("use_cycle", torch.zeros((), dtype=torch.bool))
 
     def phases(self, x: torch.Tensor) -> torch.Tensor:
-        """``(B,)`` the phase of each window's first step: argmin over ``p`` of
-        ``||x - mean_t(x) - (Q[p:p+L] - mean_t(Q[p:p+L]))||^2`` (summed over steps and channels)."""
-        length = x.shape[1]
-        steps = torch.arange(length, device=x.device)
-        shifts = torch.arange(self.period, device=x.device)
-        cand = self.cycle.to(x.dtype)[(shifts[:, None] + steps) % self.period]  # (P, L, C)
-        cand = cand - cand.mean(dim=1, keepdim=True)
-        xc = x - x.mean(dim=1, keepdim=True)
-        # ||xc - cand||^2 = ||xc||^2 - 2 <xc, cand> + ||cand||^2, the first term the same for all p
-        score = 2 * torch.einsum("blc,plc->bp", xc, cand) - cand.square().sum(dim=(1, 2))
-        return score.argmax(dim=1)
+        """``(B,)`` the phase of each window's first step (:func:`window_phases`)."""
+        return window_phases(self.cycle, x)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         weight, bias = self.weight.to(x.dtype), self.bias.to(x.dtype)
         if self.period <= 1 or not bool(self.use_cycle):
             return torch.einsum("blc,kl->bkc", x, weight) + bias[:, None]
         length, horizon = x.shape[1], weight.shape[0]
-        steps = torch.arange(length + horizon, device=x.device)
-        profile = self.cycle.to(x.dtype)[(self.phases(x)[:, None] + steps) % self.period]
+        profile = seasonal_profile(self.cycle.to(x.dtype), self.phases(x), length + horizon)
         out = torch.einsum("blc,kl->bkc", x - profile[:, :length], weight) + bias[:, None]
         return out + profile[:, length:]
 
@@ -168,6 +179,10 @@ class ForecastingTransformer(EncoderTrunk):
         ``blend * network + (1 - blend) * anchor`` with ``blend`` a buffer (1 until the estimator
         sets it, so training sees the network alone).
     anchor_period : steps per season of the anchor's seasonal profile (1: none).
+    season_period : with ``> 1``, a seasonal profile ``season (season_period, n_channels)`` the
+        network's input is taken from and its forecast continued with (CycleNet's residual
+        cycle around the transformer), once ``season_active`` is set; before that the network
+        reads its input as it is (the estimator trains it on series with the profile removed).
     **trunk : the trunk's parameters (:class:`~tsattn.nn.trunk.EncoderTrunk`), with its defaults.
         A length-dependent attention hyperparameter left unset (``s3``'s ``max_len``) covers
         exactly the tokens of a window.
@@ -187,6 +202,7 @@ class ForecastingTransformer(EncoderTrunk):
         patch_len: int = 1,
         anchor: bool = False,
         anchor_period: int = 1,
+        season_period: int = 1,
         **trunk: Any,
     ) -> None:
         if head not in FORECAST_HEADS:
@@ -217,6 +233,10 @@ class ForecastingTransformer(EncoderTrunk):
         self.anchor = (LinearAnchor(context_length, horizon, n_channels, anchor_period)
                        if anchor else None)  # fmt: skip
         self.register_buffer("blend", torch.ones(()))
+        self.season_period = int(season_period)
+        if self.season_period > 1:
+            self.register_buffer("season", torch.zeros(self.season_period, n_channels))
+            self.register_buffer("season_active", torch.zeros((), dtype=torch.bool))
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
         """``x (B, n, C)`` -> ``(B, horizon, C)``; windows are complete, so ``mask`` must be None."""
@@ -224,6 +244,11 @@ class ForecastingTransformer(EncoderTrunk):
             raise ValueError("forecasting windows have no padding; mask must be None.")
         b, n, c = x.shape
         raw = x
+        profile = None
+        if getattr(self, "season_period", 1) > 1 and bool(self.season_active):
+            season = self.season.to(x.dtype)
+            profile = seasonal_profile(season, window_phases(season, x), n + self.horizon)
+            x = x - profile[:, :n]
         if self.instance_norm:
             mean = x.mean(dim=1, keepdim=True)
             std = torch.sqrt(x.var(dim=1, keepdim=True) + self.instance_norm_eps)  # unbiased, as Algorithm 3
@@ -241,6 +266,8 @@ class ForecastingTransformer(EncoderTrunk):
             out = out.reshape(b, c, self.horizon).permute(0, 2, 1)
         if self.instance_norm:
             out = out * std + mean
+        if profile is not None:
+            out = out + profile[:, n:]
         if self.anchor is not None and bool(self.blend < 1):
             out = self.blend * out + (1 - self.blend) * self.anchor(raw)
         return out
