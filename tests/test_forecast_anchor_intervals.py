@@ -213,7 +213,13 @@ def test_deseasonalised_network_matches_its_formula():
         q = net.season.numpy()
         profiles = np.stack([_profile_loop(q, xi, 32) for xi in x.numpy()])
         plain = net(x - torch.as_tensor(profiles[:, :20], dtype=torch.float32)).numpy()
+        net.season_active.fill_(True)
     np.testing.assert_allclose(out, plain + profiles[:, 20:], rtol=1e-5, atol=1e-5)
+    import pickle
+
+    g = pickle.loads(pickle.dumps(f))  # the profile and its switch travel with the model
+    assert bool(g.module_.season_active)
+    np.testing.assert_allclose(g.predict(x.numpy()), f.predict(x.numpy()), rtol=1e-6)
 
 
 def test_deseasonalised_windows_start_at_the_series_phase():
