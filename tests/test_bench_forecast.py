@@ -489,3 +489,23 @@ def test_a_local_copy_of_a_catalogue_set_takes_its_name_and_protocol(tmp_path):
     _write_csv(other, _frame(300, 2, freq="h"))
     with pytest.warns(UserWarning, match=r"named as the catalogue's ETTh1 .*\(sha256 differs\)"):
         load_forecasting(str(other))
+
+
+def test_plots_keep_each_models_lowest_seed(tmp_path):
+    """A later run of more seeds does not replace a model's plotted forecast; a lower seed does."""
+    def kept(out):
+        return np.load(out / "samples" / "exchange_rate_test_h4.npz")
+
+    config = dict(baselines=[])
+    _run(_config(seeds=[0], **config), tmp_path / "zero")
+    _run(_config(seeds=[0], **config), tmp_path / "up")
+    _run(_config(seeds=[1], **config), tmp_path / "up")  # seed 1 after seed 0: kept as it was
+    _run(_config(seeds=[1], **config), tmp_path / "down")
+    first = kept(tmp_path / "down")["pred:tsattn:softmax"].copy()
+    _run(_config(seeds=[0], **config), tmp_path / "down")  # seed 0 after seed 1: replaces it
+    zero = kept(tmp_path / "zero")["pred:tsattn:softmax"]
+    for name in ("up", "down"):
+        arrays = kept(tmp_path / name)
+        assert int(arrays["seed:tsattn:softmax"]) == 0
+        np.testing.assert_array_equal(arrays["pred:tsattn:softmax"], zero)
+    assert not np.array_equal(first, zero)  # the two seeds forecast differently

@@ -306,8 +306,8 @@ def run_forecast_benchmark(
                 msg = (f"mse={row['mse']:.4f} mae={row['mae']:.4f}" if "mse" in row
                        else f"FAILED {row['error']}")  # fmt: skip
                 log(f"{dataset} {config.split} h={horizon} {model} seed={seed}: {msg}")
-                if scores is not None and seed == (seeds + peer_seeds)[0]:
-                    save_samples(out, data, horizon, model, contexts, targets, scores)
+                if scores is not None:
+                    save_samples(out, data, horizon, model, contexts, targets, scores, seed)
             plot_samples(out, data, horizon)
         write_report(out, pd.read_csv(csv))
     bar.close()

@@ -152,15 +152,20 @@ def _samples_path(out: Path, dataset: str, split: str, horizon: int) -> Path:
 
 
 def save_samples(out: Path, data, horizon: int, model: str, contexts: np.ndarray,
-                 targets: np.ndarray, scores) -> None:  # fmt: skip
+                 targets: np.ndarray, scores, seed: int = 0) -> None:  # fmt: skip
     """Keep the last channel of the windows ``scores.picks`` (evenly spread; see
-    :class:`~tsattn.benchmarks.forecast_scores.Scores`) for the plots."""
+    :class:`~tsattn.benchmarks.forecast_scores.Scores`) for the plots: one forecast per model,
+    its lowest seed's (a later run of more seeds does not replace the plotted one; a forecast
+    kept without its seed, as before seeds were recorded, stays)."""
     picks = scores.picks
     if len(picks) < 1:
         return
     path = _samples_path(out, data.name, data.part, horizon)
     path.parent.mkdir(exist_ok=True)
     arrays = dict(np.load(path)) if path.is_file() else {}
+    if f"pred:{model}" in arrays and seed >= int(arrays.get(f"seed:{model}", -1)):
+        return
+    arrays[f"seed:{model}"] = np.asarray(seed)
     arrays.setdefault("context", np.asarray(contexts[picks, :, -1], dtype=np.float32))
     arrays.setdefault("truth", np.asarray(targets[picks, :, -1], dtype=np.float32))
     arrays["picks"] = picks
