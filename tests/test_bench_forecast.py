@@ -509,3 +509,23 @@ def test_plots_keep_each_models_lowest_seed(tmp_path):
         assert int(arrays["seed:tsattn:softmax"]) == 0
         np.testing.assert_array_equal(arrays["pred:tsattn:softmax"], zero)
     assert not np.array_equal(first, zero)  # the two seeds forecast differently
+
+
+def test_a_sample_kept_before_seeds_were_recorded_gives_way_to_seed_0_only(tmp_path):
+    from types import SimpleNamespace
+
+    from tsattn.benchmarks.forecast_report import save_samples
+
+    data = SimpleNamespace(name="set", part="test")
+    contexts, targets = np.zeros((3, 5, 1)), np.zeros((3, 2, 1))
+    def scores(value):
+        return SimpleNamespace(picks=np.array([0]), sample=lambda k: None if k != "pred"
+                               else np.full((1, 2), value))  # fmt: skip
+
+    path = tmp_path / "samples" / "set_test_h2.npz"
+    path.parent.mkdir()
+    np.savez(path, **{"pred:m": np.full((1, 2), 7.0)})  # no "seed:m": an older file
+    for seed, expected in ((2, 7.0), (1, 7.0), (0, 0.0), (1, 0.0)):
+        save_samples(tmp_path, data, 2, "m", contexts, targets, scores(float(seed)), seed)
+        assert np.load(path)["pred:m"][0, 0] == expected, seed
+    assert int(np.load(path)["seed:m"]) == 0

@@ -156,15 +156,17 @@ def save_samples(out: Path, data, horizon: int, model: str, contexts: np.ndarray
     """Keep the last channel of the windows ``scores.picks`` (evenly spread; see
     :class:`~tsattn.benchmarks.forecast_scores.Scores`) for the plots: one forecast per model,
     its lowest seed's (a later run of more seeds does not replace the plotted one; a forecast
-    kept without its seed, as before seeds were recorded, stays)."""
+    kept without its seed, as before seeds were recorded, gives way to seed 0 only)."""
     picks = scores.picks
     if len(picks) < 1:
         return
     path = _samples_path(out, data.name, data.part, horizon)
     path.parent.mkdir(exist_ok=True)
     arrays = dict(np.load(path)) if path.is_file() else {}
-    if f"pred:{model}" in arrays and seed >= int(arrays.get(f"seed:{model}", -1)):
-        return
+    if f"pred:{model}" in arrays:
+        stored = arrays.get(f"seed:{model}")
+        if (seed != 0) if stored is None else (seed >= int(stored)):
+            return
     arrays[f"seed:{model}"] = np.asarray(seed)
     arrays.setdefault("context", np.asarray(contexts[picks, :, -1], dtype=np.float32))
     arrays.setdefault("truth", np.asarray(targets[picks, :, -1], dtype=np.float32))
