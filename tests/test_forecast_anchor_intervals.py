@@ -137,6 +137,10 @@ def test_period_is_read_from_the_time_index_or_given():
     assert fit(y.iloc[:90]).period_ == 1  # fewer than two seasons of training rows
     with pytest.raises(ValueError, match="period=<steps per season>"):
         fit(y.to_numpy(), anchor="cycle")
+    with pytest.raises(ValueError, match="deseasonalize=True needs a season"):
+        fit(y.to_numpy(), deseasonalize=True)  # an array has no time index to read it from
+    with pytest.raises(ValueError, match="deseasonalize=True needs a season"):
+        fit(y.iloc[:90], deseasonalize=True)  # fewer than two seasons
 
 
 def test_cycle_anchor_forecasts_a_season_longer_than_the_context():
