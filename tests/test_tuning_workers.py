@@ -16,6 +16,8 @@ optuna = pytest.importorskip("optuna")
 from tsattn.tuning import resolve_storage  # noqa: E402
 
 STATE = optuna.trial.TrialState
+#: Seconds without a heartbeat after which a rerun worker fails a trial (production: 60).
+STALE_S = 8
 
 # argv: storage, n_trials, start time, max_epochs, heartbeat seconds, stale-after seconds
 WORKER = """
@@ -93,7 +95,11 @@ def test_a_worker_killed_mid_trial_loses_nothing(tmp_path, name):
     before = {t.number: t.value for t in _load(storage).get_trials(states=(STATE.COMPLETE,))}
     killed = next(t for t in _load(storage).trials if t.state == STATE.RUNNING)
 
-    _finish(_start(storage, epochs=20, beat=1, stale=3))
+    # the killed trial's last heartbeat is now older than the next worker's stale limit, which
+    # is long enough that a loaded machine delaying that worker's own heartbeats does not
+    # fail its rerun of the trial (3 s did under two CPU-bound processes beside the tests)
+    time.sleep(STALE_S)
+    _finish(_start(storage, epochs=20, beat=1, stale=STALE_S))
     study = _load(storage)
     assert len(study.get_trials(states=(STATE.COMPLETE,))) == 4
     assert study.trials[killed.number].state == STATE.FAIL  # not left running forever
