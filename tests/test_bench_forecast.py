@@ -529,3 +529,22 @@ def test_a_sample_kept_before_seeds_were_recorded_gives_way_to_seed_0_only(tmp_p
         save_samples(tmp_path, data, 2, "m", contexts, targets, scores(float(seed)), seed)
         assert np.load(path)["pred:m"][0, 0] == expected, seed
     assert int(np.load(path)["seed:m"]) == 0
+
+
+def test_plot_labels_each_forecast_with_its_seed(tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
+    import matplotlib.pyplot as plt
+
+    from tsattn.benchmarks.forecast_report import plot_samples
+
+    path = tmp_path / "samples" / "set_test_h2.npz"
+    path.parent.mkdir()
+    np.savez(path, context=np.zeros((1, 5)), truth=np.zeros((1, 2)), picks=np.array([0]),
+             **{"pred:m": np.ones((1, 2)), "seed:m": np.asarray(2), "pred:old": np.ones((1, 2))})
+    figures = []
+    monkeypatch.setattr(plt, "close", figures.append)
+    plot_samples(tmp_path, SimpleNamespace(name="set", part="test", columns=["c"]), 2)
+    labels = [t.get_text() for t in figures[0].axes[0].get_legend().get_texts()]
+    assert "m (seed 2)" in labels and "old" in labels  # no seed recorded: none claimed
+    assert (tmp_path / "plots" / "set_test_h2.png").is_file()

@@ -179,7 +179,8 @@ def save_samples(out: Path, data, horizon: int, model: str, contexts: np.ndarray
 
 
 def plot_samples(out: Path, data, horizon: int) -> None:
-    """``out/plots/<dataset>_<split>_h<horizon>.png`` from the kept samples."""
+    """``out/plots/<dataset>_<split>_h<horizon>.png`` from the kept samples, each model labelled
+    with the seed its forecast comes from where it was recorded."""
     path = _samples_path(out, data.name, data.part, horizon)
     if not path.is_file():
         return
@@ -197,8 +198,9 @@ def plot_samples(out: Path, data, horizon: int) -> None:
         ax.plot(np.arange(length), arrays["context"][i], color="black", lw=1, label="context")
         ax.plot(steps, arrays["truth"][i], color="black", lw=1, ls="--", label="truth")
         for m in models:
+            seed = f" (seed {int(arrays[f'seed:{m}'])})" if f"seed:{m}" in arrays else ""
             line, = ax.plot(steps, arrays[f"pred:{m}"][i], lw=1.2 if m.startswith("tsattn") else 0.8,
-                            label=m)  # fmt: skip
+                            label=m + seed)  # fmt: skip
             if f"lo:{m}" in arrays:
                 ax.fill_between(steps, arrays[f"lo:{m}"][i], arrays[f"hi:{m}"][i],
                                 color=line.get_color(), alpha=0.2, label=f"{m} 80%")  # fmt: skip
