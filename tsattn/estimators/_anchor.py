@@ -26,7 +26,7 @@ import numpy as np
 import torch
 
 __all__ = ["ANCHORS", "attach", "cycle_profile", "fit_blend", "fit_linear_anchor",
-           "last_value_anchor", "select"]
+           "last_value_anchor"]
 
 ANCHORS = ("auto", "linear", "nlinear", "last", "cycle", "ncycle")
 #: The anchors fitted by ridge regression on the training windows, and their ``relative`` flag.
@@ -109,23 +109,8 @@ def attach(network: torch.nn.Module, anchor: str | None, train_data, contexts: n
     the blend is 1 without anchor or without validation samples."""
     if anchor is None:
         return 1.0, forecast, None
-    blend, blended, name = select(network.anchor, anchor, train_data, contexts, targets, forecast,
-                                  rng, validation)  # fmt: skip
-    network.blend.fill_(blend)
-    return blend, blended, name
-
-
-def select(module: torch.nn.Module, anchor: str, train_data, contexts: np.ndarray,
-           targets: np.ndarray, forecast: np.ndarray | None, rng: np.random.Generator,
-           validation: bool) -> tuple[float, np.ndarray | None, str]:  # fmt: skip
-    """Fit the ``anchor`` (a name of :data:`ANCHORS`) into ``module`` (a
-    :class:`~tsattn.nn.forecasting.LinearAnchor`), choosing among the candidates of ``'auto'`` the
-    one whose blend with ``forecast (n, horizon, C)`` errs least on the validation samples, or
-    with ``forecast=None`` the one that errs least alone (blend 0). Returns ``(blend, blended
-    forecast, anchor used)``; without validation samples ``'auto'`` is ``'linear'`` and the blend 1.
-    """
     context_length, horizon = contexts.shape[1], targets.shape[1]
-    seasonal = module.period > 1
+    seasonal = network.anchor.period > 1
     names = (["linear", "nlinear", "last"] + (["cycle", "ncycle"] if seasonal else [])) \
         if anchor == "auto" and validation else ["linear" if anchor == "auto" else anchor]
     ridge = set(_RIDGES) & set(names)  # the training rows, once for every ridge candidate
@@ -137,28 +122,29 @@ def select(module: torch.nn.Module, anchor: str, train_data, contexts: np.ndarra
         if name in _RIDGES:
             series = series0
             if name.endswith("cycle"):
-                cycle = cycle_profile(series0, module.period)
-                series = series0 - cycle[np.arange(len(series0)) % module.period]
+                cycle = cycle_profile(series0, network.anchor.period)
+                series = series0 - cycle[np.arange(len(series0)) % network.anchor.period]
             weight, bias = fit_linear_anchor(series, starts, context_length, horizon, rng,
                                              relative=_RIDGES[name])
         else:
             weight, bias = last_value_anchor(context_length, horizon)
-        _set(module, weight, bias, cycle)
+        _set(network.anchor, weight, bias, cycle)
         if not validation:
             return 1.0, forecast, name
         with torch.inference_mode():
-            on = module.weight.device  # the network's device, a GPU too
-            simple = module(torch.as_tensor(contexts, device=on)).cpu().numpy()
+            on = network.anchor.weight.device  # the network's device, a GPU too
+            simple = network.anchor(torch.as_tensor(contexts, device=on)).cpu().numpy()
         if simple.shape != targets.shape:  # e.g. one channel of a window against every profile
             raise RuntimeError(f"anchor {name!r} forecast {simple.shape} for targets "
                                f"{targets.shape}: calibrate on whole windows.")  # fmt: skip
-        blend = 0.0 if forecast is None else fit_blend(forecast, simple, targets)
-        blended = simple if forecast is None else blend * forecast + (1 - blend) * simple
+        blend = fit_blend(forecast, simple, targets)
+        blended = blend * forecast + (1 - blend) * simple
         error = float(np.mean((blended - targets) ** 2))
         if best is None or error < best[0]:
             best = (error, name, weight, bias, cycle, blend, blended)
     _, name, weight, bias, cycle, blend, blended = best
-    _set(module, weight, bias, cycle)
+    _set(network.anchor, weight, bias, cycle)
+    network.blend.fill_(blend)
     return blend, blended, name
 
 

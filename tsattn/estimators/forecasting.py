@@ -21,7 +21,7 @@ from tsattn.attention import AttentionSpec
 from tsattn.estimators import _anchor, _intervals, _series
 from tsattn.estimators.base import ATTENTION, BaseTSEstimator
 from tsattn.estimators.params import declare, default, param
-from tsattn.nn.forecasting import FORECAST_HEADS, ForecastingTransformer, LinearAnchor
+from tsattn.nn.forecasting import FORECAST_HEADS, ForecastingTransformer
 from tsattn.training import WindowData, resolve_device
 
 __all__ = ["TSForecaster"]
@@ -107,13 +107,6 @@ class TSForecaster(_series.WindowScores, BaseTSEstimator):
         "and raised ILI's error by about 30%, whose flu seasons shift from year to year "
         "(``docs/results/forecast_defaults/``)."
     )
-    residual: bool = param(
-        False, ["boolean"], "Train the network on what the anchor misses: the anchor is chosen "
-        "alone on the validation windows and fitted before training, the network learns a "
-        "correction added to it, and ``blend_`` scales that correction (a seasonal anchor's "
-        "profile is removed from the network's input, as ``deseasonalize`` does). Needs an "
-        "``anchor``; not with ``deseasonalize``."
-    )
     instance_norm: bool = param(
         True, ["boolean"], "Normalise each window by its mean and ``sqrt(var + instance_norm_eps)`` "
         "over time and de-normalise the output."
@@ -175,13 +168,6 @@ class TSForecaster(_series.WindowScores, BaseTSEstimator):
         spec = self._validate()
         train_data, valid_windows, seed, rng = self._build(y, y_val, spec)
         season = self._season(train_data)
-        self._residual_anchor = None
-        if self.residual:  # the anchor first, alone; its seasonal profile is the network's
-            self._residual_anchor = self._fit_anchor_alone(train_data, valid_windows, rng)
-            cycle = self._residual_anchor.cycle if self._residual_anchor.period > 1 else None
-            if cycle is not None and bool(self._residual_anchor.use_cycle):
-                season = cycle.to(train_data.x.dtype)
-                self._residual_anchor.use_cycle.fill_(False)  # the network removes it
         fit_train, fit_valid = train_data, valid_windows
         if season is not None:  # the training rows start at phase 0 of their own profile
             fit_train = _deseasoned(train_data, season, phase=0)
@@ -192,23 +178,7 @@ class TSForecaster(_series.WindowScores, BaseTSEstimator):
             self.module_.season.copy_(season)
             self.module_.season_active.fill_(True)
         self._calibrate(train_data, valid_windows, rng)
-        del self._residual_anchor
         return self
-
-    def _fit_anchor_alone(self, train_data: WindowData, valid_windows: WindowData | None,
-                          rng: np.random.Generator) -> LinearAnchor:  # fmt: skip
-        """``residual=True``: the anchor that errs least alone on the validation windows, fitted
-        on the training rows (``anchor_``)."""
-        probe = LinearAnchor(self.context_length, self.horizon, self.n_channels_, self.period_)
-        _, contexts, targets = self._calibration_samples(train_data, valid_windows, rng)
-        _, _, self.anchor_ = _anchor.select(probe.to(self.device_), self.anchor, train_data,
-                                            contexts, targets, None, rng, valid_windows is not None)
-        return probe
-
-    def _pretrain(self, train_data: WindowData, rng: np.random.Generator) -> None:
-        """``residual=True``: the network starts from the anchor fitted before training."""
-        if getattr(self, "_residual_anchor", None) is not None:
-            self.module_.anchor.load_state_dict(self._residual_anchor.state_dict())
 
     def _season(self, train_data: WindowData) -> torch.Tensor | None:
         """``(period_, C)`` the profile the network's input is taken from, or None."""
@@ -223,11 +193,6 @@ class TSForecaster(_series.WindowScores, BaseTSEstimator):
         if self.patch_len != "auto" and self.patch_len > self.context_length:
             raise ValueError(f"patch_len={self.patch_len} exceeds context_length="
                              f"{self.context_length}; choose a patch no longer than the context.")
-        if self.residual and (self.anchor is None or self.deseasonalize):
-            raise ValueError("residual=True trains the network on the anchor's misses: it needs an "
-                             f"anchor (got anchor={self.anchor!r}) and removes a seasonal anchor's "
-                             "profile itself (got deseasonalize="
-                             f"{self.deseasonalize!r}); set anchor='auto' and deseasonalize=False.")
         return spec
 
     def _auto_steps(self, n_train: int) -> int:
@@ -265,8 +230,7 @@ class TSForecaster(_series.WindowScores, BaseTSEstimator):
             instance_norm=bool(self.instance_norm), instance_norm_eps=float(self.instance_norm_eps),
             channel_independent=bool(self.channel_independent), patch_len=self.patch_len_,
             anchor=self.anchor is not None, anchor_period=self.period_,
-            season_period=self.period_ if self.deseasonalize or self.residual else 1,
-            residual=bool(self.residual),
+            season_period=self.period_ if self.deseasonalize else 1,
             **self._trunk_params(spec),
         )  # fmt: skip
         return train_data, valid_windows, seed, rng
@@ -308,31 +272,16 @@ class TSForecaster(_series.WindowScores, BaseTSEstimator):
         step. Whole windows, not the training loop's (window, channel) samples: the seasonal
         anchor places a window in its season from all of its channels at once, as at predict."""
         self.interval_source_ = "validation" if valid_windows is not None else "train"
-        valid_data, contexts, targets = self._calibration_samples(train_data, valid_windows, rng)
-        forecast = self._predict_tensor(valid_data, True).double().numpy()
-        if self.residual:  # the correction's share; the anchor was chosen before training
-            self.module_.blend.fill_(0.0)
-            simple = self._predict_tensor(valid_data, True).double().numpy()
-            self.blend_ = (_anchor.fit_blend(forecast, simple, targets)
-                           if valid_windows is not None else 1.0)  # fmt: skip
-            self.module_.blend.fill_(self.blend_)
-            forecast = self.blend_ * forecast + (1 - self.blend_) * simple
-        else:
-            self.blend_, forecast, self.anchor_ = _anchor.attach(
-                self.module_, self.anchor, train_data, contexts, targets, forecast, rng,
-                self.interval_source_ == "validation")  # fmt: skip
-        self.interval_table_, self.interval_floor_ = _intervals.calibrate(contexts, forecast, targets)
-
-    def _calibration_samples(self, train_data: WindowData, valid_windows: WindowData | None,
-                             rng: np.random.Generator):  # fmt: skip
-        """``(samples, contexts, targets)``: whole windows of the validation series (the training
-        one without it), at most ``MAX_VALID_SAMPLES`` values per step, the arrays in float64."""
         source = train_data if valid_windows is None else valid_windows
         windows = WindowData(source.x, self.context_length, self.horizon,
                              source.starts.cpu().numpy(), channel_independent=False)  # fmt: skip
         valid_data = windows.sample(max(1, MAX_VALID_SAMPLES // self.n_channels_), rng)
         contexts, targets = (t.double().cpu().numpy() for t in (valid_data.x, valid_data.y))
-        return valid_data, contexts, targets
+        forecast = self._predict_tensor(valid_data, True).double().numpy()
+        self.blend_, forecast, self.anchor_ = _anchor.attach(
+            self.module_, self.anchor, train_data, contexts, targets, forecast, rng,
+            self.interval_source_ == "validation")  # fmt: skip
+        self.interval_table_, self.interval_floor_ = _intervals.calibrate(contexts, forecast, targets)
 
     def _scale(self, values: np.ndarray) -> np.ndarray:
         return (values - self.channel_mean_) / self.channel_scale_

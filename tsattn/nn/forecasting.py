@@ -145,17 +145,14 @@ class LinearAnchor(nn.Module):
         """``(B,)`` the phase of each window's first step (:func:`window_phases`)."""
         return window_phases(self.cycle, x)
 
-    def linear(self, x: torch.Tensor) -> torch.Tensor:
-        """The linear map alone, without the seasonal profile: ``(B, L, C)`` -> ``(B, horizon, C)``."""
-        weight, bias = self.weight.to(x.dtype), self.bias.to(x.dtype)
-        return torch.einsum("blc,kl->bkc", x, weight) + bias[:, None]
-
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        weight, bias = self.weight.to(x.dtype), self.bias.to(x.dtype)
         if self.period <= 1 or not bool(self.use_cycle):
-            return self.linear(x)
-        length, horizon = x.shape[1], self.weight.shape[0]
+            return torch.einsum("blc,kl->bkc", x, weight) + bias[:, None]
+        length, horizon = x.shape[1], weight.shape[0]
         profile = seasonal_profile(self.cycle.to(x.dtype), self.phases(x), length + horizon)
-        return self.linear(x - profile[:, :length]) + profile[:, length:]
+        out = torch.einsum("blc,kl->bkc", x - profile[:, :length], weight) + bias[:, None]
+        return out + profile[:, length:]
 
 
 class ForecastingTransformer(EncoderTrunk):
@@ -186,11 +183,6 @@ class ForecastingTransformer(EncoderTrunk):
         network's input is taken from and its forecast continued with (CycleNet's residual
         cycle around the transformer), once ``season_active`` is set; before that the network
         reads its input as it is (the estimator trains it on series with the profile removed).
-    residual : the network forecasts what the anchor misses: the output is
-        ``anchor(x) + blend * network(x)`` with the anchor's linear map (its cycle, if any, left
-        to ``season``) applied to the input the network reads, and the network's de-normalised
-        forecast not shifted by the window's mean (the anchor carries the level); training sees
-        ``blend = 1`` and the anchor the estimator set before it.
     **trunk : the trunk's parameters (:class:`~tsattn.nn.trunk.EncoderTrunk`), with its defaults.
         A length-dependent attention hyperparameter left unset (``s3``'s ``max_len``) covers
         exactly the tokens of a window.
@@ -211,7 +203,6 @@ class ForecastingTransformer(EncoderTrunk):
         anchor: bool = False,
         anchor_period: int = 1,
         season_period: int = 1,
-        residual: bool = False,
         **trunk: Any,
     ) -> None:
         if head not in FORECAST_HEADS:
@@ -242,9 +233,6 @@ class ForecastingTransformer(EncoderTrunk):
         self.anchor = (LinearAnchor(context_length, horizon, n_channels, anchor_period)
                        if anchor else None)  # fmt: skip
         self.register_buffer("blend", torch.ones(()))
-        if residual and not anchor:
-            raise ValueError("residual=True forecasts the anchor's misses; it needs anchor=True.")
-        self.residual = bool(residual)
         self.season_period = int(season_period)
         if self.season_period > 1:
             self.register_buffer("season", torch.zeros(self.season_period, n_channels))
@@ -261,7 +249,6 @@ class ForecastingTransformer(EncoderTrunk):
             season = self.season.to(x.dtype)
             profile = seasonal_profile(season, window_phases(season, x), n + self.horizon)
             x = x - profile[:, :n]
-        base = x
         if self.instance_norm:
             mean = x.mean(dim=1, keepdim=True)
             std = torch.sqrt(x.var(dim=1, keepdim=True) + self.instance_norm_eps)  # unbiased, as Algorithm 3
@@ -277,13 +264,10 @@ class ForecastingTransformer(EncoderTrunk):
             out = self.head(h)
         if self.channel_independent:
             out = out.reshape(b, c, self.horizon).permute(0, 2, 1)
-        residual = getattr(self, "residual", False)
         if self.instance_norm:
-            out = out * std if residual else out * std + mean
-        if residual:
-            out = self.anchor.linear(base) + self.blend * out
+            out = out * std + mean
         if profile is not None:
             out = out + profile[:, n:]
-        if self.anchor is not None and not residual and bool(self.blend < 1):
+        if self.anchor is not None and bool(self.blend < 1):
             out = self.blend * out + (1 - self.blend) * self.anchor(raw)
         return out
