@@ -1,0 +1,55 @@
+"""Would seasonal anchors on a longer season help, a week (168 rows) of the hourly ETT sets, 672 of
+ETTm1's quarter-hours, a year (52 weeks, today's) of ILI, 4 weeks (28 days) of Exchange, as
+more 'auto' candidates beside today's daily/weekly ones? Choice on the train split's tail (anchors
+alone, as the estimator's own tail), score of the chosen anchor on the standard VALIDATION split."""
+import sys, json, numpy as np
+from tsattn.datasets import load_forecasting, forecasting_splits
+from tsattn.estimators import _anchor
+from tsattn.estimators._series import seasonal_period, hold_out_tail
+ds = sys.argv[1]; ctx = 36 if ds == "illness" else 96
+H = [24, 36, 48, 60] if ds == "illness" else [96, 192, 336, 720]
+df = load_forecasting(ds); sp = forecasting_splits(df, ds, ctx)
+P = seasonal_period(df.index); full = sp.scaled("train"); vo = sp.scaled("val")
+LONG = {24: 168, 96: 672, 7: 28, 52: 52}[P]
+def ridge(X, Y, lam=1e-3):
+    X1 = np.concatenate([X, np.ones((len(X), 1))], 1); pen = np.full(X1.shape[1], lam * len(X)); pen[-1] = 0
+    return np.linalg.solve(X1.T @ X1 + np.diag(pen), X1.T @ Y)
+def wins(series, h, off):
+    st = np.arange(len(series) - ctx - h + 1); return st + off, series[st[:, None] + np.arange(ctx + h)]
+tot = {"today": [], "long": []}
+for h in H:
+    tr, tail = hold_out_tail(full, 0.1, ctx, h)
+    if tail is None:
+        continue  # no tail (Exchange h720): the estimator uses the 'linear' ridge there
+    st, wt = wins(tr, h, 0)
+    if len(wt) > 20000: k = np.random.default_rng(0).choice(len(wt), 20000, replace=False); st, wt = st[k], wt[k]
+    evals = {"tail": wins(tail, h, len(tr) - ctx), "val": wins(vo, h, len(full) - ctx)}
+    scores = {}
+    for name, period in [("last", 0), ("linear", 0), ("nlinear", 0), ("cycle", P), ("ncycle", P),
+                         ("cycle", LONG), ("ncycle", LONG)]:
+        if 2 * period > len(tr):
+            continue
+        Q = _anchor.cycle_profile(tr, period) if period else None
+        rel = name.startswith("n")
+        prof = lambda s: Q[(s[:, None] + np.arange(ctx + h)) % period] if period else 0
+        A = wt - prof(st); ma = A[:, ctx - 1:ctx] if rel else 0; An = A - ma
+        R = An.transpose(0, 2, 1).reshape(-1, ctx + h)
+        coef = None if name == "last" else ridge(R[:, :ctx], R[:, ctx:])
+        sc = {}
+        for ev, (s, w) in evals.items():  # positions known: phases from the row index, not read
+            B = w - prof(s); mb = B[:, ctx - 1:ctx] if (rel or name == "last") else 0; Bn = B - mb
+            if name == "last":
+                pred = np.repeat(w[:, ctx - 1:ctx], h, 1)
+            else:
+                pred = np.stack([np.concatenate([Bn[:, :ctx, c], np.ones((len(Bn), 1))], 1) @ coef
+                                 for c in range(w.shape[2])], -1) + mb + (prof(s)[:, ctx:] if period else 0)
+            sc[ev] = float(np.mean((pred - w[:, ctx:]) ** 2))
+        scores[f"{name}{period or ''}"] = sc
+    pick = lambda c: min(c, key=lambda n: scores[n]["tail"])
+    today = [n for n in scores if not n.endswith(str(LONG)) or LONG == P]
+    a, b = pick(today), pick(list(scores))
+    tot["today"].append(scores[a]["val"]); tot["long"].append(scores[b]["val"])
+    print(json.dumps(dict(ds=ds, h=h, today=a, today_val=round(scores[a]["val"], 4), long=b,
+                          long_val=round(scores[b]["val"], 4), oracle=min(scores, key=lambda n: scores[n]["val"]),
+                          scores={n: round(v["val"], 4) for n, v in scores.items()})), flush=True)
+print(json.dumps(dict(ds=ds, mean_today=round(float(np.mean(tot["today"])), 4), mean_long=round(float(np.mean(tot["long"])), 4))))
