@@ -43,7 +43,7 @@ def test_nlinear_anchor_is_the_level_free_ridge_and_follows_a_shifted_level():
                               for c in range(2)])  # fmt: skip
     diff = windows - windows[:, length - 1 : length]
     x = np.concatenate([diff[:, :length], np.ones((len(diff), 1))], axis=1)
-    penalty = np.full(length + 1, _anchor.RIDGE * len(x))
+    penalty = np.full(length + 1, _anchor.RIDGE_LEVEL_FREE * len(x))
     penalty[-1] = 0.0
     coef = np.linalg.solve(x.T @ x + np.diag(penalty), x.T @ diff[:, length:])
     expected = windows[:, length - 1 : length] + x @ coef

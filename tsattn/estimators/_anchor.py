@@ -35,6 +35,10 @@ _RIDGES = {"linear": False, "nlinear": True, "cycle": False, "ncycle": True}
 MAX_ROWS = 200_000
 #: Ridge penalty per row on the lag weights (not the constant), in standardised units.
 RIDGE = 1e-3
+#: The same for the level-free ridges (``nlinear``, ``ncycle``), whose weights on the context less
+#: its last value shrink toward the last value repeated: stronger, since a drift learned from
+#: the training years is what such a ridge gets wrong most (``docs/results/forecast_defaults/``).
+RIDGE_LEVEL_FREE = 1.0
 _CHUNK = 16_384
 
 
@@ -55,8 +59,8 @@ def fit_linear_anchor(
     drawn from ``rng`` above that); sums are accumulated in chunks, so memory stays bounded
     whatever the horizon and channel count. ``relative``: regress ``target - x_last`` on
     ``context - x_last`` (level-free, NLinear); the map ``x_last + W (x - x_last) + b`` is returned
-    as the plain linear map it is (``W`` with ``1 - sum(W)`` added to the last lag's weight).
-    Returns ``(weight (horizon, L), bias (horizon,))``.
+    as the plain linear map it is (``W`` with ``1 - sum(W)`` added to the last lag's weight), its
+    penalty :data:`RIDGE_LEVEL_FREE` (:data:`RIDGE` otherwise). Returns ``(weight (horizon, L), bias (horizon,))``.
     """
     n_channels = series.shape[1]
     rows = np.arange(len(starts) * n_channels)
@@ -73,7 +77,7 @@ def fit_linear_anchor(
         x = np.concatenate([values[:, :context_length], np.ones((len(r), 1))], axis=1)
         xtx += x.T @ x
         xty += x.T @ values[:, context_length:]
-    penalty = np.full(context_length + 1, RIDGE * len(rows))
+    penalty = np.full(context_length + 1, (RIDGE_LEVEL_FREE if relative else RIDGE) * len(rows))
     penalty[-1] = 0.0  # the constant is not shrunk
     coef = np.linalg.solve(xtx + np.diag(penalty), xty)  # (L + 1, horizon)
     weight = coef[:-1].T.copy()
