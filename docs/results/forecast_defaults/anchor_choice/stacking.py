@@ -2,25 +2,16 @@
 non-negative weights summing to one fitted on that tail; scored on the standard VALIDATION split."""
 import sys, json, numpy as np
 from scipy.optimize import nnls
-from tsattn.datasets import load_forecasting, forecasting_splits
 from tsattn.estimators import _anchor
-from tsattn.estimators._series import seasonal_period, hold_out_tail
-ds = sys.argv[1]; ctx = 36 if ds == "illness" else 96
-H = [24, 36, 48, 60] if ds == "illness" else [96, 192, 336, 720]
-df = load_forecasting(ds); sp = forecasting_splits(df, ds, ctx)
-P = seasonal_period(df.index); full = sp.scaled("train"); vo = sp.scaled("val")
-def ridge(X, Y, lam=1e-3):
-    X1 = np.concatenate([X, np.ones((len(X), 1))], 1); pen = np.full(X1.shape[1], lam * len(X)); pen[-1] = 0
-    return np.linalg.solve(X1.T @ X1 + np.diag(pen), X1.T @ Y)
-def wins(series, h, off):
-    st = np.arange(len(series) - ctx - h + 1); return st + off, series[st[:, None] + np.arange(ctx + h)]
+from _common import setup, ridge, split
+ds, ctx, H, P, full, vo = setup()
 acc = []
 for h in H:
-    tr, tail = hold_out_tail(full, 0.1, ctx, h)
+    parts = split(full, vo, ctx, h)
+    if parts is None:
+        continue  # no tail (Exchange h720): the estimator uses the 'linear' ridge there
+    tr, (st, wt), evals = parts
     Q = _anchor.cycle_profile(tr, P)
-    st, wt = wins(tr, h, 0)
-    if len(wt) > 20000: k = np.random.default_rng(0).choice(len(wt), 20000, replace=False); st, wt = st[k], wt[k]
-    evals = {"tail": wins(tail, h, len(tr) - ctx), "val": wins(vo, h, len(full) - ctx)}
     preds = {"tail": {}, "val": {}}
     names = ["last", "linear", "nlinear"] + (["cycle", "ncycle"] if P > 1 else [])
     for name in names:
