@@ -512,6 +512,7 @@ def test_plots_keep_each_models_lowest_seed(tmp_path):
 
 
 def test_a_sample_kept_before_seeds_were_recorded_gives_way_to_seed_0_only(tmp_path):
+    """...and a rerun of the kept seed replaces its forecast (the code may have changed)."""
     from types import SimpleNamespace
 
     from tsattn.benchmarks.forecast_report import save_samples
@@ -525,8 +526,9 @@ def test_a_sample_kept_before_seeds_were_recorded_gives_way_to_seed_0_only(tmp_p
     path = tmp_path / "samples" / "set_test_h2.npz"
     path.parent.mkdir()
     np.savez(path, **{"pred:m": np.full((1, 2), 7.0)})  # no "seed:m": an older file
-    for seed, expected in ((2, 7.0), (1, 7.0), (0, 0.0), (1, 0.0)):
-        save_samples(tmp_path, data, 2, "m", contexts, targets, scores(float(seed)), seed)
+    for seed, value, expected in ((2, 2.0, 7.0), (1, 1.0, 7.0), (0, 0.0, 0.0), (1, 1.0, 0.0),
+                                  (0, 5.0, 5.0)):  # the last: seed 0 rerun, e.g. after a change
+        save_samples(tmp_path, data, 2, "m", contexts, targets, scores(value), seed)
         assert np.load(path)["pred:m"][0, 0] == expected, seed
     assert int(np.load(path)["seed:m"]) == 0
 

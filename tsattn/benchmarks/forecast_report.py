@@ -155,8 +155,9 @@ def save_samples(out: Path, data, horizon: int, model: str, contexts: np.ndarray
                  targets: np.ndarray, scores, seed: int = 0) -> None:  # fmt: skip
     """Keep the last channel of the windows ``scores.picks`` (evenly spread; see
     :class:`~tsattn.benchmarks.forecast_scores.Scores`) for the plots: one forecast per model,
-    its lowest seed's (a later run of more seeds does not replace the plotted one; a forecast
-    kept without its seed, as before seeds were recorded, gives way to seed 0 only)."""
+    its lowest seed's (a later run of more seeds does not replace the plotted one, a rerun of the
+    same seed does; a forecast kept without its seed, as before seeds were recorded, gives way to
+    seed 0 only)."""
     picks = scores.picks
     if len(picks) < 1:
         return
@@ -165,7 +166,7 @@ def save_samples(out: Path, data, horizon: int, model: str, contexts: np.ndarray
     arrays = dict(np.load(path)) if path.is_file() else {}
     if f"pred:{model}" in arrays:
         stored = arrays.get(f"seed:{model}")
-        if (seed != 0) if stored is None else (seed >= int(stored)):
+        if (seed != 0) if stored is None else (seed > int(stored)):
             return
     arrays[f"seed:{model}"] = np.asarray(seed)
     arrays.setdefault("context", np.asarray(contexts[picks, :, -1], dtype=np.float32))
