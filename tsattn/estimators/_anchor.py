@@ -10,8 +10,9 @@ network cannot represent (it never sees a window's level). ``last``: the last va
 each phase of ``period`` steps, CycleNet's residual cycle), the profile's continuation added back;
 each window's phase is found from its own values (:class:`tsattn.nn.forecasting.LinearAnchor`).
 ``nlinear`` and ``ncycle``: the same two ridges on level-free windows, the context's last value
-subtracted from context and target and added back (NLinear, Zeng et al. 2023): they cannot revert
-to the training level, so a series whose level drifts past the training range (ILI's growing flu
+subtracted from context and target and added back (NLinear, Zeng et al. 2023), their weights
+shrunk toward the last value repeated (:data:`RIDGE_LEVEL_FREE`): they cannot revert to the
+training level, so a series whose level drifts past the training range (ILI's growing flu
 seasons) keeps its forecast at the current level, while ``linear`` pulls it back.
 ``auto``: each of them (the two cycles where the series has a period), blended, and the one with
 the lowest validation error is kept (``linear`` without validation windows): on a random walk such

@@ -88,7 +88,8 @@ class TSForecaster(_series.WindowScores, BaseTSEstimator):
         "reversion, as an autoregressive model); ``'last'``, the last value; ``'cycle'``, the ridge "
         "on windows less a seasonal profile of ``period`` steps (each window's phase read from its "
         "values); ``'nlinear'``, ``'ncycle'``, those ridges level-free (the context's last value "
-        "subtracted and added back, as NLinear: no pull back to the training level); ``'auto'``, "
+        "subtracted and added back, as NLinear: no pull back to the training level; shrunk toward "
+        "the last value); ``'auto'``, "
         "the one whose blend errs least on validation (``anchor_``; the cycles among them where "
         "``period_ > 1``); None: the network alone."
     )
