@@ -50,3 +50,27 @@ def split(full, vo, ctx, h):
         k = np.random.default_rng(0).choice(len(wt), MAX_WINDOWS, replace=False)
         st, wt = st[k], wt[k]
     return tr, (st, wt), {"tail": wins(tail, ctx, h, len(tr) - ctx), "val": wins(vo, ctx, h, len(full) - ctx)}
+
+
+def ridge_rows(wt, st, prof, rel, ctx, h):
+    """``(n * C, ctx + h)`` regression rows of the training windows ``wt`` (starts ``st``), less
+    the seasonal profile ``prof(starts)`` (0 for none), less their last context value if ``rel``."""
+    A = wt - prof(st)
+    An = A - (A[:, ctx - 1:ctx] if rel else 0)
+    return An.transpose(0, 2, 1).reshape(-1, ctx + h)
+
+
+def score(name, coef, evals, prof, seasonal, rel, ctx, h):
+    """``{"tail": mse, "val": mse}`` of anchor ``name`` (``"last"``, or the ridge ``coef`` on
+    windows less ``prof`` and, if ``rel``, their last value) on the windows of ``evals``; the
+    positions are known, so each window's phase comes from its row index, not from its values."""
+    sc = {}
+    for ev, (s, w) in evals.items():
+        B = w - prof(s); mb = B[:, ctx - 1:ctx] if (rel or name == "last") else 0; Bn = B - mb
+        if name == "last":
+            pred = np.repeat(w[:, ctx - 1:ctx], h, 1)
+        else:
+            pred = np.stack([np.concatenate([Bn[:, :ctx, c], np.ones((len(Bn), 1))], 1) @ coef
+                             for c in range(w.shape[2])], -1) + mb + (prof(s)[:, ctx:] if seasonal else 0)
+        sc[ev] = float(np.mean((pred - w[:, ctx:]) ** 2))
+    return sc

@@ -4,7 +4,7 @@ more 'auto' candidates beside today's daily/weekly ones? Choice on the train spl
 alone, as the estimator's own tail), score of the chosen anchor on the standard VALIDATION split."""
 import sys, json, numpy as np
 from tsattn.estimators import _anchor
-from _common import setup, ridge, split
+from _common import setup, ridge, ridge_rows, score, split
 ds, ctx, H, P, full, vo = setup()
 LONG = {24: 168, 96: 672, 7: 28, 52: 52}[P]
 tot = {"today": [], "long": []}
@@ -21,18 +21,9 @@ for h in H:
         Q = _anchor.cycle_profile(tr, period) if period else None
         rel = name.startswith("n")
         prof = lambda s: Q[(s[:, None] + np.arange(ctx + h)) % period] if period else 0
-        A = wt - prof(st); ma = A[:, ctx - 1:ctx] if rel else 0; An = A - ma
-        R = An.transpose(0, 2, 1).reshape(-1, ctx + h)
+        R = ridge_rows(wt, st, prof, rel, ctx, h)
         coef = None if name == "last" else ridge(R[:, :ctx], R[:, ctx:])
-        sc = {}
-        for ev, (s, w) in evals.items():  # positions known: phases from the row index, not read
-            B = w - prof(s); mb = B[:, ctx - 1:ctx] if (rel or name == "last") else 0; Bn = B - mb
-            if name == "last":
-                pred = np.repeat(w[:, ctx - 1:ctx], h, 1)
-            else:
-                pred = np.stack([np.concatenate([Bn[:, :ctx, c], np.ones((len(Bn), 1))], 1) @ coef
-                                 for c in range(w.shape[2])], -1) + mb + (prof(s)[:, ctx:] if period else 0)
-            sc[ev] = float(np.mean((pred - w[:, ctx:]) ** 2))
+        sc = score(name, coef, evals, prof, bool(period), rel, ctx, h)
         scores[f"{name}{period or ''}"] = sc
     pick = lambda c: min(c, key=lambda n: scores[n]["tail"])
     today = [n for n in scores if not n.endswith(str(LONG)) or LONG == P]

@@ -5,7 +5,7 @@ every ridge (``lam=``) or on the level-free ones only (``free=``, whose shrinkag
 value), or chosen with the anchor on the tail (``joint``)."""
 import sys, json, numpy as np
 from tsattn.estimators import _anchor
-from _common import setup, ridge, split
+from _common import setup, ridge, ridge_rows, score, split
 ds, ctx, H, P, full, vo = setup()
 LAMS = [1e-3, 1e-2, 1e-1, 1.0, 10.0]
 RULES = ["today"] + [f"{k}={l:g}" for k in ("lam", "free") for l in LAMS[1:]] + ["joint"]
@@ -20,19 +20,10 @@ for h in H:
     for name in ["last", "linear", "nlinear"] + (["cycle", "ncycle"] if P > 1 else []):
         cyc, rel = "cycle" in name, name.startswith("n")
         prof = lambda s: Q[(s[:, None] + np.arange(ctx + h)) % P] if cyc else 0
-        A = wt - prof(st); ma = A[:, ctx - 1:ctx] if rel else 0; An = A - ma
-        R = An.transpose(0, 2, 1).reshape(-1, ctx + h)
+        R = ridge_rows(wt, st, prof, rel, ctx, h)
         for lam in ([None] if name == "last" else LAMS):
             coef = None if lam is None else ridge(R[:, :ctx], R[:, ctx:], lam)
-            sc = {}
-            for ev, (s, w) in evals.items():
-                B = w - prof(s); mb = B[:, ctx - 1:ctx] if (rel or name == "last") else 0; Bn = B - mb
-                if name == "last":
-                    pred = np.repeat(w[:, ctx - 1:ctx], h, 1)
-                else:
-                    pred = np.stack([np.concatenate([Bn[:, :ctx, c], np.ones((len(Bn), 1))], 1) @ coef
-                                     for c in range(w.shape[2])], -1) + mb + (prof(s)[:, ctx:] if cyc else 0)
-                sc[ev] = float(np.mean((pred - w[:, ctx:]) ** 2))
+            sc = score(name, coef, evals, prof, cyc, rel, ctx, h)
             scores[(name, lam)] = sc
     pick = lambda c: min(c, key=lambda n: scores[n]["tail"])
     at = lambda lam: [k for k in scores if k[1] in (None, lam)]
