@@ -61,7 +61,8 @@ def fit_linear_anchor(
     whatever the horizon and channel count. ``relative``: regress ``target - x_last`` on
     ``context - x_last`` (level-free, NLinear); the map ``x_last + W (x - x_last) + b`` is returned
     as the plain linear map it is (``W`` with ``1 - sum(W)`` added to the last lag's weight), its
-    penalty :data:`RIDGE_LEVEL_FREE` (:data:`RIDGE` otherwise). Returns ``(weight (horizon, L), bias (horizon,))``.
+    penalty :data:`RIDGE_LEVEL_FREE` (:data:`RIDGE` otherwise).
+    Returns ``(weight (horizon, L), bias (horizon,))``.
     """
     n_channels = series.shape[1]
     rows = np.arange(len(starts) * n_channels)
