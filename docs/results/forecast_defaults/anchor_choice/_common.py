@@ -60,17 +60,29 @@ def ridge_rows(wt, st, prof, rel, ctx, h):
     return An.transpose(0, 2, 1).reshape(-1, ctx + h)
 
 
+def by_horizon(full, vo, ctx, horizons):
+    """``(h, train rows, (starts, training windows), evaluation windows)`` per horizon of
+    :func:`split`, skipping those without a tail."""
+    for h in horizons:
+        parts = split(full, vo, ctx, h)
+        if parts is not None:  # no tail (Exchange h720): the estimator uses the 'linear' ridge there
+            yield (h, *parts)
+
+
+def predict(name, coef, w, s, prof, seasonal, rel, ctx, h):
+    """Forecasts ``(n, h, C)`` of anchor ``name`` for windows ``w`` (starts ``s``): ``"last"``, or
+    the ridge ``coef`` (one for every channel, or a list of one per channel) on the windows less
+    ``prof`` and, if ``rel``, their last value; the positions are known, so each window's phase
+    comes from its row index, not from its values."""
+    if name == "last":
+        return np.repeat(w[:, ctx - 1:ctx], h, 1)
+    B = w - prof(s); mb = B[:, ctx - 1:ctx] if rel else 0; Bn = B - mb
+    coefs = coef if isinstance(coef, list) else [coef] * w.shape[2]
+    return np.stack([np.concatenate([Bn[:, :ctx, c], np.ones((len(Bn), 1))], 1) @ coefs[c]
+                     for c in range(w.shape[2])], -1) + mb + (prof(s)[:, ctx:] if seasonal else 0)
+
+
 def score(name, coef, evals, prof, seasonal, rel, ctx, h):
-    """``{"tail": mse, "val": mse}`` of anchor ``name`` (``"last"``, or the ridge ``coef`` on
-    windows less ``prof`` and, if ``rel``, their last value) on the windows of ``evals``; the
-    positions are known, so each window's phase comes from its row index, not from its values."""
-    sc = {}
-    for ev, (s, w) in evals.items():
-        B = w - prof(s); mb = B[:, ctx - 1:ctx] if (rel or name == "last") else 0; Bn = B - mb
-        if name == "last":
-            pred = np.repeat(w[:, ctx - 1:ctx], h, 1)
-        else:
-            pred = np.stack([np.concatenate([Bn[:, :ctx, c], np.ones((len(Bn), 1))], 1) @ coef
-                             for c in range(w.shape[2])], -1) + mb + (prof(s)[:, ctx:] if seasonal else 0)
-        sc[ev] = float(np.mean((pred - w[:, ctx:]) ** 2))
-    return sc
+    """``{"tail": mse, "val": mse}`` of :func:`predict` on the windows of ``evals``."""
+    return {ev: float(np.mean((predict(name, coef, w, s, prof, seasonal, rel, ctx, h) - w[:, ctx:]) ** 2))
+            for ev, (s, w) in evals.items()}

@@ -4,15 +4,11 @@ more 'auto' candidates beside today's daily/weekly ones? Choice on the train spl
 alone, as the estimator's own tail), score of the chosen anchor on the standard VALIDATION split."""
 import sys, json, numpy as np
 from tsattn.estimators import _anchor
-from _common import setup, ridge, ridge_rows, score, split
+from _common import by_horizon, setup, ridge, ridge_rows, score
 ds, ctx, H, P, full, vo = setup()
 LONG = {24: 168, 96: 672, 7: 28, 52: 52}[P]
 tot = {"today": [], "long": []}
-for h in H:
-    parts = split(full, vo, ctx, h)
-    if parts is None:
-        continue  # no tail (Exchange h720): the estimator uses the 'linear' ridge there
-    tr, (st, wt), evals = parts
+for h, tr, (st, wt), evals in by_horizon(full, vo, ctx, H):
     scores = {}
     for name, period in [("last", 0), ("linear", 0), ("nlinear", 0), ("cycle", P), ("ncycle", P),
                          ("cycle", LONG), ("ncycle", LONG)]:

@@ -3,14 +3,10 @@
 VALIDATION split (never TEST); today's five candidates vs those plus four per-channel ridges."""
 import sys, json, numpy as np
 from tsattn.estimators import _anchor
-from _common import setup, ridge, split
+from _common import by_horizon, setup, ridge, score
 ds, ctx, H, P, full, vo = setup()
 tot = {"today": [], "perch": []}
-for h in H:
-    parts = split(full, vo, ctx, h)
-    if parts is None:
-        continue  # no tail (Exchange h720): the estimator uses the 'linear' ridge there
-    tr, (st, wt), evals = parts
+for h, tr, (st, wt), evals in by_horizon(full, vo, ctx, H):
     Q = _anchor.cycle_profile(tr, P)
     scores = {}
     for name in ["last", "linear", "nlinear", "cycle", "ncycle"]:
@@ -22,15 +18,7 @@ for h in H:
             if name != "last":
                 coefs = ([ridge(An[:, :ctx, c], An[:, ctx:, c]) for c in range(wt.shape[2])] if per else
                          [ridge(*(lambda R: (R[:, :ctx], R[:, ctx:]))(An.transpose(0, 2, 1).reshape(-1, ctx + h)))] * wt.shape[2])
-            sc = {}
-            for ev, (s, w) in evals.items():
-                B = w - prof(s); mb = B[:, ctx - 1:ctx] if (rel or name == "last") else 0; Bn = B - mb
-                if name == "last":
-                    pred = np.repeat(w[:, ctx - 1:ctx], h, 1)
-                else:
-                    pred = np.stack([np.concatenate([Bn[:, :ctx, c], np.ones((len(Bn), 1))], 1) @ coefs[c]
-                                     for c in range(w.shape[2])], -1) + mb + (prof(s)[:, ctx:] if cyc else 0)
-                sc[ev] = float(np.mean((pred - w[:, ctx:]) ** 2))
+            sc = score(name, None if name == "last" else coefs, evals, prof, cyc, rel, ctx, h)
             scores[name + ("/perch" if per else "")] = sc
     today = [n for n in scores if "/perch" not in n and (P > 1 or "cycle" not in n)]
     allc = [n for n in scores if P > 1 or "cycle" not in n]

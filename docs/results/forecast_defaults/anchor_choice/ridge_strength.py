@@ -5,16 +5,12 @@ every ridge (``lam=``) or on the level-free ones only (``free=``, whose shrinkag
 value), or chosen with the anchor on the tail (``joint``)."""
 import sys, json, numpy as np
 from tsattn.estimators import _anchor
-from _common import setup, ridge, ridge_rows, score, split
+from _common import by_horizon, setup, ridge, ridge_rows, score
 ds, ctx, H, P, full, vo = setup()
 LAMS = [1e-3, 1e-2, 1e-1, 1.0, 10.0]
 RULES = ["today"] + [f"{k}={l:g}" for k in ("lam", "free") for l in LAMS[1:]] + ["joint"]
 rules = {r: [] for r in RULES}
-for h in H:
-    parts = split(full, vo, ctx, h)
-    if parts is None:
-        continue  # no tail (Exchange h720): the estimator uses the 'linear' ridge there
-    tr, (st, wt), evals = parts
+for h, tr, (st, wt), evals in by_horizon(full, vo, ctx, H):
     Q = _anchor.cycle_profile(tr, P)
     scores = {}
     for name in ["last", "linear", "nlinear"] + (["cycle", "ncycle"] if P > 1 else []):

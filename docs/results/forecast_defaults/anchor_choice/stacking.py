@@ -3,14 +3,10 @@ non-negative weights summing to one fitted on that tail; scored on the standard 
 import sys, json, numpy as np
 from scipy.optimize import nnls
 from tsattn.estimators import _anchor
-from _common import setup, ridge, split
+from _common import by_horizon, predict, setup, ridge, ridge_rows
 ds, ctx, H, P, full, vo = setup()
 acc = []
-for h in H:
-    parts = split(full, vo, ctx, h)
-    if parts is None:
-        continue  # no tail (Exchange h720): the estimator uses the 'linear' ridge there
-    tr, (st, wt), evals = parts
+for h, tr, (st, wt), evals in by_horizon(full, vo, ctx, H):
     Q = _anchor.cycle_profile(tr, P)
     preds = {"tail": {}, "val": {}}
     names = ["last", "linear", "nlinear"] + (["cycle", "ncycle"] if P > 1 else [])
@@ -18,14 +14,9 @@ for h in H:
         cyc, rel = "cycle" in name, name.startswith("n")
         prof = lambda s: Q[(s[:, None] + np.arange(ctx + h)) % P] if cyc else 0
         if name != "last":
-            A = wt - prof(st); An = A - (A[:, ctx - 1:ctx] if rel else 0)
-            R = An.transpose(0, 2, 1).reshape(-1, ctx + h); coef = ridge(R[:, :ctx], R[:, ctx:])
+            R = ridge_rows(wt, st, prof, rel, ctx, h); coef = ridge(R[:, :ctx], R[:, ctx:])
         for ev, (s, w) in evals.items():
-            if name == "last":
-                p = np.repeat(w[:, ctx - 1:ctx], h, 1)
-            else:
-                B = w - prof(s); mb = B[:, ctx - 1:ctx] if rel else 0; Bn = (B - mb).transpose(0, 2, 1)
-                p = (np.concatenate([Bn[..., :ctx], np.ones(Bn.shape[:2] + (1,))], -1) @ coef).transpose(0, 2, 1) + mb + (prof(s)[:, ctx:] if cyc else 0)
+            p = predict(name, None if name == "last" else coef, w, s, prof, cyc, rel, ctx, h)
             preds[ev][name] = p
     tt, tv = evals["tail"][1][:, ctx:], evals["val"][1][:, ctx:]
     mse = lambda p, t: float(np.mean((p - t) ** 2))
