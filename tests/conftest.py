@@ -35,7 +35,7 @@ def ctrl_c_on_fit():
                 type(self).fits += 1
 
             def on_epoch_end(self, estimator, record):
-                if type(self).fits == fit and record["epoch"] == epoch:
+                if type(self).fits == fit and record["round"] == epoch:
                     raise KeyboardInterrupt
 
         return CtrlC()

@@ -172,8 +172,8 @@ def test_step_budget_stops_mid_epoch_and_takes_the_smaller_bound():
 @pytest.mark.parametrize(("n", "steps"), [(10, 1000), (50, 1000), (200, 2000), (450, 3000), (5000, 4000)])
 def test_auto_step_budget_grows_with_the_training_series_between_bounds(n, steps):
     for est in (TSClassifier(max_steps="auto"), TSRegressor(max_steps="auto")):
-        epochs, budget = est._budget(n)
-        assert budget == steps and epochs == -(-steps // -(-n // 32))
+        budget = est._budget(n)
+        assert budget.steps == steps and budget.rounds == -(-steps // -(-n // 32))
     # a fit reports the resolved budget and stops there
     X, y = _data(n=12, length=20)
     clf = TSClassifier(max_steps="auto", **TINY)
@@ -276,7 +276,7 @@ def test_mixup_blends_series_and_padding_and_the_loop_blends_the_targets_loss():
         out = module(batch.x)  # the fixed mix leaves the series as they are
         expected = 0.25 * loss(out, batch.y) + 0.75 * loss(out, batch.y[reverse])
     opt = torch.optim.SGD(net.parameters(), lr=0.0)
-    result = train(module, loss, data, None, optimizer=opt, max_epochs=1, batch_size=4,
+    result = train(module, loss, data, None, optimizer=opt, max_rounds=1, batch_size=4,
                    rng=np.random.default_rng(0), mix=fixed)  # fmt: skip
     assert result.history[0]["train_loss"] == pytest.approx(float(expected), rel=1e-6)
 

@@ -346,13 +346,17 @@ def test_s3_max_len_follows_the_training_data():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(12, 2, 600))
     y = np.array(["a", "b"] * 6)
+    def filter_len(clf):  # s3's Fourier filter spans the attention's tokens (the trunk sizes it)
+        return clf.module_.encoder.layers[0].attention.max_len
+
     clf = TSClassifier(**{**TINY, "max_epochs": 1}, attention="s3").fit(X, y)
-    assert clf.network_params_["attention_params"]["max_len"] == 600
+    assert filter_len(clf) == clf.n_tokens_ == clf.module_.tokenizer.n_tokens(600)
     assert clf.predict(X).shape == (12,)
     short = TSClassifier(**{**TINY, "max_epochs": 1}, attention="s3").fit(X[:, :, :40], y)
-    assert short.network_params_["attention_params"]["max_len"] == 40
+    assert filter_len(short) == short.n_tokens_
     ragged = [s[:, : 30 + i] for i, s in enumerate(X)]
     unequal = TSClassifier(**{**TINY, "max_epochs": 1}, attention="s3").fit(ragged, y)
-    assert unequal.network_params_["attention_params"]["max_len"] == 512
+    assert filter_len(unequal) == unequal.module_.tokenizer.n_tokens(512)  # room for longer series
+    assert unequal.predict([s[:, :400] for s in X[:2]]).shape == (2,)
     with pytest.warns(UserWarning, match="ignores max_len=64"):
         TSClassifier(**{**TINY, "max_epochs": 1}, max_len=64).fit(X[:, :, :20], y)

@@ -69,13 +69,15 @@ def test_the_network_forecast_is_the_blend_of_its_parts():
     assert 0.0 <= f.blend_ <= 1.0 and f.interval_source_ == "validation"
     windows = np.stack([y[i : i + 16] for i in range(0, 150, 10)])
     blended = f.predict(windows)
-    f.module_.blend.fill_(0.0)
-    np.testing.assert_allclose(f.predict(windows), np.repeat(windows[:, -1:], 6, axis=1), atol=1e-5)
-    f.module_.blend.fill_(1.0)
-    network = f.predict(windows)
-    expected = f.blend_ * network + (1 - f.blend_) * windows[:, -1:]
+    parts = f.predict_components(windows)
+    np.testing.assert_allclose(parts["anchor"], np.repeat(windows[:, -1:], 6, axis=1), atol=1e-5)
+    expected = f.blend_ * parts["network"] + (1 - f.blend_) * windows[:, -1:]
     np.testing.assert_allclose(blended, expected, rtol=1e-5, atol=1e-5)
-    assert TSForecaster(6, 16, **TINY, anchor=None).fit(y).module_.anchor is None
+    np.testing.assert_allclose(parts["forecast"], blended, rtol=1e-6, atol=1e-6)
+    alone = TSForecaster(6, 16, **TINY, anchor=None).fit(y)
+    assert alone.anchor_ is None and alone.predict_components(windows)["anchor"] is None
+    last = alone.predict_components(y[-20:])  # one series in: each part as predict gives it
+    assert last["network"].shape == last["forecast"].shape == (6, 2)
 
 
 # ------------------------------------------------------------------- seasonal (cycle) anchor
@@ -153,8 +155,8 @@ def test_cycle_anchor_forecasts_a_season_longer_than_the_context():
     errors = {}
     for anchor in ("linear", "cycle"):
         f = TSForecaster(12, 20, **{**TINY, "max_steps": 2}, anchor=anchor).fit(train)
-        f.module_.blend.fill_(0.0)  # the anchor alone
-        errors[anchor] = f.mse(windows, targets)
+        alone = f.predict_components(windows)["anchor"]  # the anchor alone
+        errors[anchor] = float(np.mean((alone - targets) ** 2))
     assert errors["cycle"] < 0.7 * errors["linear"], errors
     f = TSForecaster(12, 20, **{**TINY, "max_steps": 2}).fit(train)
     assert f.anchor_ in ("cycle", "ncycle") and f.period_ == 52
@@ -170,8 +172,8 @@ def test_level_free_cycle_anchor_forecasts_a_shifted_window_shifted():
     for anchor in ("cycle", "ncycle"):
         f = TSForecaster(12, 20, **{**TINY, "max_steps": 2}, anchor=anchor).fit(y.iloc[:1500])
         assert f.anchor_ == anchor and bool(f.module_.anchor.use_cycle)
-        f.module_.blend.fill_(0.0)  # the anchor alone
-        moved[anchor] = f.predict(windows + 3.0) - f.predict(windows)
+        alone = f.predict_components  # the anchor alone
+        moved[anchor] = alone(windows + 3.0)["anchor"] - alone(windows)["anchor"]
     np.testing.assert_allclose(moved["ncycle"], 3.0, atol=1e-4)
     assert moved["cycle"].mean() < 2.0, moved["cycle"].mean()
 

@@ -21,6 +21,12 @@ TINY = dict(
     attention="softmax", d_model=8, n_heads=2, n_layers=1, dim_feedforward=16, max_epochs=2,
     random_state=0, horizon=6, context_length=16, device="cpu", patch_len=4,
 )  # fmt: skip
+#: A ForecastingTransformer built directly: every size given (the network has no defaults).
+NET = dict(
+    head="fourier", n_harm=8, instance_norm=True, instance_norm_eps=1.0, channel_independent=True,
+    patch_len=1, anchor=False, attention="softmax", d_model=8, n_heads=2, n_layers=1,
+    dim_feedforward=16, dropout=0.1, attention_dropout=0.0, norm="batch",
+)  # fmt: skip
 
 
 def _frame(n=120, c=2, seed=0):
@@ -78,8 +84,7 @@ def test_fourier_extrapolates_a_sum_of_sinusoids_exactly():
 
 def test_instance_norm_makes_the_network_shift_invariant():
     torch.manual_seed(0)
-    net = ForecastingTransformer(2, 16, 4, d_model=8, n_heads=2, n_layers=1, dim_feedforward=16,
-                                 head="linear").eval()  # fmt: skip
+    net = ForecastingTransformer(2, 16, 4, **{**NET, "head": "linear"}).eval()
     x = torch.randn(5, 16, 2)
     with torch.no_grad():
         np.testing.assert_allclose(net(x + 3.0).numpy(), net(x).numpy() + 3.0, atol=1e-4)
@@ -89,8 +94,8 @@ def test_instance_norm_makes_the_network_shift_invariant():
 def test_instance_norm_is_algorithm_3_with_its_eps(eps):
     """The encoder sees (x - mean) / sqrt(var + eps) over time: Algorithm 3 of 002 at eps=1."""
     torch.manual_seed(0)
-    net = ForecastingTransformer(3, 12, 4, d_model=8, n_heads=2, n_layers=1, dim_feedforward=16,
-                                 channel_independent=False, instance_norm_eps=eps).eval()  # fmt: skip
+    net = ForecastingTransformer(3, 12, 4, **{**NET, "channel_independent": False,
+                                              "instance_norm_eps": eps}).eval()  # fmt: skip
     seen = []
     net.tokenizer.register_forward_hook(lambda mod, args, out: seen.append(args[0]))
     x = 5 + 3 * torch.randn(2, 12, 3, dtype=torch.float64)
@@ -108,9 +113,9 @@ def test_forecaster_passes_instance_norm_eps_to_the_network():
 def test_small_instance_norm_eps_makes_the_network_scale_equivariant():
     """RevIN-style eps: forecasting 10 * x + 3 gives 10 * forecast(x) + 3; Algorithm 3's floor does not."""
     torch.manual_seed(0)
-    kw = dict(d_model=8, n_heads=2, n_layers=1, dim_feedforward=16, head="linear")
-    revin = ForecastingTransformer(2, 16, 4, instance_norm_eps=1e-9, **kw).eval()
-    floor = ForecastingTransformer(2, 16, 4, **kw).eval()
+    kw = {**NET, "head": "linear"}
+    revin = ForecastingTransformer(2, 16, 4, **{**kw, "instance_norm_eps": 1e-9}).eval()
+    floor = ForecastingTransformer(2, 16, 4, **{**kw, "instance_norm_eps": 1.0}).eval()
     floor.load_state_dict(revin.state_dict())
     x = torch.randn(5, 16, 2, dtype=torch.float64)
     revin.double(), floor.double()
@@ -124,9 +129,8 @@ def test_small_instance_norm_eps_makes_the_network_scale_equivariant():
 @pytest.mark.parametrize("patch_len", [1, 4, 5])
 def test_patches_with_and_without_padding(patch_len, head, channel_independent):
     torch.manual_seed(0)
-    net = ForecastingTransformer(3, 18, 7, d_model=8, n_heads=2, n_layers=1, dim_feedforward=16,
-                                 head=head, patch_len=patch_len,
-                                 channel_independent=channel_independent).eval()  # fmt: skip
+    net = ForecastingTransformer(3, 18, 7, **{**NET, "head": head, "patch_len": patch_len,
+                                              "channel_independent": channel_independent}).eval()
     assert net.n_tokens == math.ceil(18 / patch_len)
     x = torch.randn(4, 18, 3)
     with torch.no_grad():
@@ -176,8 +180,8 @@ def test_auto_budget_is_3000_steps_whatever_the_size():
     depends on the data (a small series gets many passes, the best validation round is kept)."""
     f = TSForecaster()
     for n_train in (50, 2_870, 58_000, 13_445_476):
-        rounds, steps = f._budget(n_train)  # 20 validation rounds of 150 steps
-        assert (rounds, steps, f.eval_steps_) == (20, 3000, 150)
+        budget = f._budget(n_train)  # 20 validation rounds of 150 steps
+        assert (budget.rounds, budget.steps, budget.round_steps) == (20, 3000, 150)
 
 
 # ----------------------------------------------------------------------------- formats
@@ -341,14 +345,14 @@ def test_lr_schedule_is_a_tunable_parameter():
 def test_ctrl_c_keeps_best_weights():
     class Interrupt(Callback):
         def on_epoch_end(self, estimator, record):
-            if record["epoch"] == 2:
+            if record["round"] == 2:
                 raise KeyboardInterrupt
 
     with pytest.warns(UserWarning, match="interrupted"):
         f = TSForecaster(**{**TINY, "max_epochs": 5}, callbacks=[Interrupt()]).fit(
             _frame().to_numpy()
         )
-    assert f.interrupted_ and f.n_epochs_ == 2 and np.isfinite(f.predict()).all()
+    assert f.interrupted_ and f.n_rounds_ == 2 and np.isfinite(f.predict()).all()
 
 
 def test_progress_bar_when_verbose(capsys):

@@ -11,12 +11,14 @@ from tsattn.nn import TSTransformer
 from tsattn.training import MaskedReconstruction, TensorData, TrainingDivergedError, pretrain
 
 TINY = dict(d_model=16, n_heads=2, n_layers=1, dim_feedforward=32, random_state=0)
+NET = dict(head="meanmax", attention="softmax", d_model=16, n_heads=2, n_layers=1,
+           dim_feedforward=32, dropout=0.1, attention_dropout=0.0, norm="batch")
 
 
 def _network(tokenizer="conv", params=None):
     torch.manual_seed(0)
     return TSTransformer(2, 3, 37, tokenizer=tokenizer, tokenizer_params=params or {"n_down": 2},
-                         d_model=16, n_heads=2, n_layers=1, dim_feedforward=32).eval()  # fmt: skip
+                         **NET).eval()  # fmt: skip
 
 
 @pytest.mark.parametrize(("tokenizer", "params", "steps", "left_pad"),
@@ -63,8 +65,7 @@ def test_pretrain_lowers_the_reconstruction_loss_and_refuses_bad_input():
     t = np.linspace(0, 8, 64)
     x = np.sin(t[None, :, None] + rng.uniform(0, 6, size=(32, 1, 1)))  # phases: learnable structure
     data = TensorData(torch.tensor(x, dtype=torch.float32), torch.full((32,), 64))
-    net = TSTransformer(1, 2, 64, tokenizer="conv", tokenizer_params={"n_down": 2}, d_model=16,
-                        n_heads=2, n_layers=1, dim_feedforward=32)  # fmt: skip
+    net = TSTransformer(1, 2, 64, tokenizer="conv", tokenizer_params={"n_down": 2}, **NET)
     torch.manual_seed(0)
     losses = pretrain(MaskedReconstruction(net, 1, 4), data, steps=80, batch_size=16,
                       rng=np.random.default_rng(0), lr=3e-3)  # fmt: skip

@@ -28,9 +28,15 @@ def test_window_data_serves_the_sliding_windows(channel_independent):
 
 def test_rounds_continue_one_shuffled_stream():
     """Rounds shorter than an epoch see every sample once before any sample twice."""
-    data = WindowData(torch.zeros(20, 1), 4, 2, round_steps=2)  # 15 samples
+    from tsattn.training.loop import _Batches
+
+    data = WindowData(torch.zeros(20, 1), 4, 2)  # 15 samples
     rng = np.random.default_rng(0)
-    first = np.concatenate(data.shuffled_batches(3, rng) + data.shuffled_batches(3, rng)
-                           + data.shuffled_batches(1, rng))  # fmt: skip
-    assert len(first) == 14 and len(set(first.tolist())) == 14
+    rounds = _Batches(len(data), 3, rng, round_steps=2)
+    first = np.concatenate(rounds.next_round() + rounds.next_round())  # 12 samples
+    assert len(first) == 12 and len(set(first.tolist())) == 12
+    tail = np.concatenate(rounds.next_round())  # 3 left, then a new pass
+    assert sorted(set(first.tolist()) | set(tail[:3].tolist())) == list(range(15))
+    epochs = _Batches(len(data), 4, rng, round_steps=None).next_round()  # one pass
+    assert [len(b) for b in epochs] == [4, 4, 4, 3]
     assert len(data.sample(100, rng)) == 15 and len(data.sample(6, rng)) == 6

@@ -4,23 +4,48 @@ from __future__ import annotations
 
 from functools import partial
 
+import pytest
 import torch
 
 from tsattn.nn import EncoderTrunk, ForecastingTransformer, PatchTokenizer, TSTransformer
 
-SIZES = dict(d_model=8, n_heads=2, n_layers=2, dim_feedforward=16)
+SIZES = dict(attention="softmax", d_model=8, n_heads=2, n_layers=2, dim_feedforward=16,
+             dropout=0.1, attention_dropout=0.0, norm="batch")
+FORECAST = dict(head="linear", n_harm=8, instance_norm=True, instance_norm_eps=1e-5,
+                channel_independent=True, patch_len=4, anchor=False)
 
 
-def test_both_networks_are_the_trunk_with_the_same_defaults():
-    clf, fc = TSTransformer(3, 2, 10), ForecastingTransformer(3, 16, 4)
+def test_both_networks_are_the_trunk_and_take_their_sizes_from_the_caller():
+    """No second set of defaults below the estimators: every size is given."""
+    clf = TSTransformer(3, 2, 10, head="meanmax", tokenizer="conv", **SIZES)
+    fc = ForecastingTransformer(3, 16, 4, **FORECAST, **SIZES)
     assert isinstance(clf, EncoderTrunk) and isinstance(fc, EncoderTrunk)
-    assert len(clf.encoder.layers) == len(fc.encoder.layers) == 3
-    assert clf.d_model == fc.d_model == 64
+    assert len(clf.encoder.layers) == len(fc.encoder.layers) == 2
+    assert clf.d_model == fc.d_model == 8
+    with pytest.raises(TypeError, match="d_model"):
+        TSTransformer(3, 2, 10, head="meanmax", tokenizer="conv",
+                      **{k: v for k, v in SIZES.items() if k != "d_model"})  # fmt: skip
+
+
+def test_the_trunk_sizes_a_length_dependent_attention_to_its_tokens():
+    """s3's Fourier filter left unset spans the tokens of the longest series, here only."""
+    fc = ForecastingTransformer(3, 16, 4, **FORECAST, **{**SIZES, "attention": "s3"})
+    assert fc.encoder.layers[0].attention.max_len == 4  # 16 steps in patches of 4
+    clf = TSTransformer(3, 2, 37, head="meanmax", tokenizer="conv",
+                        tokenizer_params={"n_down": 2}, **{**SIZES, "attention": "s3"})
+    assert clf.encoder.layers[0].attention.max_len == 10  # ceil(37 / 4)
+    roomy = TSTransformer(3, 2, 37, head="meanmax", tokenizer="conv", max_input_len=512,
+                          tokenizer_params={"n_down": 2}, **{**SIZES, "attention": "s3"})
+    assert roomy.encoder.layers[0].attention.max_len == 128
+    given = TSTransformer(3, 2, 37, head="meanmax", tokenizer="conv", attention_params={"max_len": 64},
+                          **{**SIZES, "attention": "s3"})  # fmt: skip
+    assert given.encoder.layers[0].attention.max_len == 64
 
 
 def test_a_patch_tokeniser_in_the_classification_network_keeps_padding_out():
     torch.manual_seed(0)
-    net = TSTransformer(2, 3, 12, tokenizer=partial(PatchTokenizer, 2, patch_len=4), **SIZES)
+    net = TSTransformer(2, 3, 12, head="meanmax", tokenizer=partial(PatchTokenizer, 2, patch_len=4),
+                        **SIZES)  # fmt: skip
     net.eval()
     x = torch.randn(2, 11, 2)
     mask = torch.ones(2, 11, dtype=torch.bool)
@@ -38,8 +63,8 @@ def test_a_patch_tokeniser_in_the_classification_network_keeps_padding_out():
 
 def test_the_network_returns_each_layers_attention_weights():
     torch.manual_seed(0)
-    net = TSTransformer(2, 3, 9, attention="bn_sh", attention_params={"scales": (1, 2)},
-                        **SIZES).eval()  # fmt: skip
+    net = TSTransformer(2, 3, 9, head="meanmax", tokenizer="step",
+                        **{**SIZES, "attention": "bn_sh"}, attention_params={"scales": (1, 2)}).eval()
     x = torch.randn(4, 9, 2)
     mask = torch.ones(4, 9, dtype=torch.bool)
     mask[0, 5:] = False

@@ -65,7 +65,7 @@ def test_tune_on_sqlite_records_trials_and_resumes(motions, tmp_path):
     assert len(trials) == 3
     for t in trials:
         assert t.value > 0  # the validation cross-entropy
-        assert 1 <= t.user_attrs["best_epoch"] <= t.user_attrs["epochs"] <= 4
+        assert 1 <= t.user_attrs["best_round"] <= t.user_attrs["rounds"] <= 4
         assert 0.1 <= t.params["beta"] <= 1.2
     params = best_params(study)
     assert isinstance(params["scales"], tuple) and len(params["scales"]) == 2

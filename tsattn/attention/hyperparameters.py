@@ -55,6 +55,9 @@ class HyperParameter:
     constraint : the values allowed, as scikit-learn ``_param_validation`` constraints; the
         estimators also accept ``None`` (the variant's default).
     space : the default tuning range, or None when it is not tuned by default.
+    sized : a length the network sets when it is left None: the number of tokens of the longest
+        series the network is built for (:meth:`tsattn.attention.AttentionSpec.sized`), e.g.
+        ``s3``'s ``max_len``.
     """
 
     name: str
@@ -63,6 +66,7 @@ class HyperParameter:
     doc: str
     constraint: tuple[Any, ...]
     space: FloatRange | Choice | None = None
+    sized: bool = False
 
     def check(self, value: Any) -> Any:
         """``value`` if it satisfies the constraint (ints as Python ints); a clear error otherwise."""

@@ -17,7 +17,7 @@ from __future__ import annotations
 import difflib
 import warnings
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from numbers import Integral
 from typing import Any
 
@@ -112,6 +112,15 @@ class AttentionSpec:
 
     name: str
     params: Mapping[str, Any] = field(default_factory=dict)
+
+    def sized(self, n_tokens: int) -> AttentionSpec:
+        """This spec with every length hyperparameter left None (``HyperParameter.sized``, e.g.
+        ``s3``'s ``max_len``) set to ``n_tokens``, the tokens of the longest series the network
+        is built for; the one place a network sizes its attention."""
+        declared = {hp.name: hp for hp in get_attention_class(self.name).hyperparameters}
+        fill = {k: int(n_tokens) for k, v in self.params.items()
+                if v is None and k in declared and declared[k].sized}  # fmt: skip
+        return replace(self, params={**self.params, **fill}) if fill else self
 
     def build(self, d_model: int, n_heads: int, dropout: float = 0.0) -> nn.Module:
         """A new layer: ``module(x (B, N, d_model), mask (B, N) | None) -> (B, N, d_model)``."""

@@ -81,14 +81,18 @@ S2 = HyperParameter(
 )
 MAX_LEN = HyperParameter(
     "max_len",
-    default=512,
+    default=None,
     type="int",
-    doc="Longest series ``s3`` is built for (its Fourier filter has ``max_len // 2 + 1`` rows; "
-    "shorter series are zero-padded to it). The estimators set it from the training data: the "
-    "training length for equal-length data, else the longer of 512 and the longest series; the "
-    "forecaster, the number of tokens of a window.",
+    doc="Most tokens ``s3`` is built for (its Fourier filter has ``max_len // 2 + 1`` rows; "
+    "shorter sequences are zero-padded to it). None: the network sets it to the tokens of the "
+    "longest series it is built for (the classifier's longest training series, or 512 steps for "
+    "unequal-length data if longer; the forecaster's window), so the filter spans them exactly "
+    "as Algorithm 2's ``rfft(n=seq_len)``; a layer built alone takes :data:`STANDALONE_LEN`.",
     constraint=(POSITIVE_INT,),
+    sized=True,
 )
+#: ``max_len`` of an ``s3`` layer built outside a network with none given.
+STANDALONE_LEN = 512
 
 
 class Smoother(nn.Module):
@@ -155,7 +159,7 @@ class S3Attention(MultiHeadProjections):
         r: int = R.default,
         s1: int = S1.default,
         s2: int = S2.default,
-        max_len: int = MAX_LEN.default,
+        max_len: int | None = MAX_LEN.default,
     ) -> None:
         super().__init__(d_model, n_heads, dropout)
         self.r = R.check(r)
@@ -167,7 +171,7 @@ class S3Attention(MultiHeadProjections):
             )
         self.s1 = S1.check(s1)
         self.s2 = S2.check(s2)
-        self.max_len = MAX_LEN.check(max_len)
+        self.max_len = MAX_LEN.check(STANDALONE_LEN if max_len is None else max_len)
         self.smoother = Smoother(d_model, self.r, self.max_len, self.dropout)
         self.ln1 = nn.LayerNorm(d_model)
         self.ln2 = nn.LayerNorm(d_model)

@@ -159,20 +159,16 @@ def _fit_tsattn(config, data: _Data, horizon, model, seed, contexts, targets, pi
         est.fit(train)
     raise_if_interrupted(est)
     fit_s = time.perf_counter() - t0
-    blend = est.module_.blend.clone() if est.module_.anchor is not None else None
 
     levels = [a for c in COVERAGES for a in ((1 - c) / 2, (1 + c) / 2)]
 
     def forecast(where, chunk):
         bounds = est.predict_quantiles(chunk, levels)  # one pass for every interval
-        out = {"pred": est.predict(chunk), "bands": {c: (bounds[..., 2 * k], bounds[..., 2 * k + 1])
-                                                     for k, c in enumerate(COVERAGES)}}  # fmt: skip
-        if blend is not None:  # what each part alone scores (blend 1: the network)
-            out["parts"] = {}
-            for name, share in (("mse_network", 1.0), ("mse_anchor", 0.0)):
-                est.module_.blend.fill_(share)
-                out["parts"][name] = est.predict(chunk)
-            est.module_.blend.copy_(blend)
+        parts = est.predict_components(chunk)
+        out = {"pred": parts["forecast"], "bands": {c: (bounds[..., 2 * k], bounds[..., 2 * k + 1])
+                                                    for k, c in enumerate(COVERAGES)}}  # fmt: skip
+        if parts["anchor"] is not None:  # what each part alone scores
+            out["parts"] = {"mse_network": parts["network"], "mse_anchor": parts["anchor"]}
         return out
 
     t0 = time.perf_counter()

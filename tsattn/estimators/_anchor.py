@@ -8,7 +8,7 @@ fitted in closed form (ridge) on the training windows. It contains the last valu
 network cannot represent (it never sees a window's level). ``last``: the last value repeated.
 ``cycle``: the ridge on windows with a seasonal profile removed (the mean of the training rows at
 each phase of ``period`` steps, CycleNet's residual cycle), the profile's continuation added back;
-each window's phase is found from its own values (:class:`tsattn.nn.forecasting.LinearAnchor`).
+each window's phase is found from its own values (:func:`tsattn.nn.forecasting.anchor_forecast`).
 ``nlinear`` and ``ncycle``: the same two ridges on level-free windows, the context's last value
 subtracted from context and target and added back (NLinear, Zeng et al. 2023), their weights
 shrunk toward the last value repeated (:data:`RIDGE_LEVEL_FREE`): they cannot revert to the
@@ -23,11 +23,13 @@ validation windows, clipped to [0, 1]: 0 when the network adds nothing there.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import torch
 
-__all__ = ["ANCHORS", "attach", "cycle_profile", "fit_blend", "fit_linear_anchor",
-           "last_value_anchor"]
+__all__ = ["ANCHORS", "AnchorFit", "candidates", "choose", "cycle_profile", "fit_anchor",
+           "fit_blend", "fit_linear_anchor", "last_value_anchor"]
 
 ANCHORS = ("auto", "linear", "nlinear", "last", "cycle", "ncycle")
 #: The anchors fitted by ridge regression on the training windows, and their ``relative`` flag.
@@ -106,60 +108,74 @@ def fit_blend(network: np.ndarray, anchor: np.ndarray, target: np.ndarray) -> fl
     return float(np.clip(diff @ (target - anchor).ravel() / denom, 0.0, 1.0))
 
 
-def attach(network: torch.nn.Module, anchor: str | None, train_data, contexts: np.ndarray,
-           targets: np.ndarray, forecast: np.ndarray, rng: np.random.Generator,
-           validation: bool) -> tuple[float, np.ndarray, str | None]:  # fmt: skip
-    """Set ``network``'s anchor from the training windows of ``train_data`` (a
-    :class:`~tsattn.training.WindowData`) and, on validation samples (``contexts``, ``targets``,
-    the network's ``forecast``), its blend. Returns ``(blend, blended forecast, anchor used)``;
-    the blend is 1 without anchor or without validation samples."""
-    if anchor is None:
-        return 1.0, forecast, None
-    context_length, horizon = contexts.shape[1], targets.shape[1]
-    seasonal = network.anchor.period > 1
-    names = (["linear", "nlinear", "last"] + (["cycle", "ncycle"] if seasonal else [])) \
-        if anchor == "auto" and validation else ["linear" if anchor == "auto" else anchor]
-    ridge = set(_RIDGES) & set(names)  # the training rows, once for every ridge candidate
-    series0 = train_data.x.double().cpu().numpy() if ridge else None
-    starts = train_data.starts.cpu().numpy()
-    best = None
-    for name in names:
-        cycle = None
-        if name in _RIDGES:
-            series = series0
-            if name.endswith("cycle"):
-                cycle = cycle_profile(series0, network.anchor.period)
-                series = series0 - cycle[np.arange(len(series0)) % network.anchor.period]
-            weight, bias = fit_linear_anchor(series, starts, context_length, horizon, rng,
-                                             relative=_RIDGES[name])
-        else:
-            weight, bias = last_value_anchor(context_length, horizon)
-        _set(network.anchor, weight, bias, cycle)
-        if not validation:
-            return 1.0, forecast, name
+@dataclass(frozen=True)
+class AnchorFit:
+    """A fitted anchor: ``name``, ``weight (horizon, L)``, ``bias (horizon,)`` and the seasonal
+    profile ``cycle (period, C)`` of the seasonal ones (None otherwise), as
+    :meth:`tsattn.nn.forecasting.ForecastingTransformer.set_anchor` takes them."""
+
+    name: str
+    weight: np.ndarray
+    bias: np.ndarray
+    cycle: np.ndarray | None = None
+
+    def forecast(self, contexts: np.ndarray) -> np.ndarray:
+        """``contexts (n, L, C)`` -> ``(n, horizon, C)`` float64, with the weights rounded to the
+        network's float32 buffers, so the forecast is the one the network will make."""
+        from tsattn.nn.forecasting import anchor_forecast
+
+        def held(a):  # as the network's float32 buffer holds it, computed in float64
+            return None if a is None else torch.as_tensor(a, dtype=torch.float32).double()
+
         with torch.inference_mode():
-            on = network.anchor.weight.device  # the network's device, a GPU too
-            simple = network.anchor(torch.as_tensor(contexts, device=on)).cpu().numpy()
-        if simple.shape != targets.shape:  # e.g. one channel of a window against every profile
-            raise RuntimeError(f"anchor {name!r} forecast {simple.shape} for targets "
-                               f"{targets.shape}: calibrate on whole windows.")  # fmt: skip
+            out = anchor_forecast(torch.as_tensor(contexts, dtype=torch.float64),
+                                  held(self.weight), held(self.bias), held(self.cycle))  # fmt: skip
+        return out.numpy()
+
+
+def fit_anchor(name: str, series: np.ndarray, starts: np.ndarray, context_length: int,
+               horizon: int, period: int, rng: np.random.Generator) -> AnchorFit:  # fmt: skip
+    """Fit anchor ``name`` (one of :data:`ANCHORS` but ``'auto'``) on the training windows
+    ``starts`` of ``series (T, C)``; ``period`` steps per season for the seasonal ones."""
+    if name not in _RIDGES:
+        return AnchorFit(name, *last_value_anchor(context_length, horizon))
+    cycle = None
+    if name.endswith("cycle"):
+        cycle = cycle_profile(series, period)
+        series = series - cycle[np.arange(len(series)) % period]
+    weight, bias = fit_linear_anchor(series, starts, context_length, horizon, rng,
+                                     relative=_RIDGES[name])  # fmt: skip
+    return AnchorFit(name, weight, bias, cycle)
+
+
+def candidates(anchor: str, period: int, validation: bool) -> list[str]:
+    """The anchors ``anchor`` stands for: every one under ``'auto'`` with validation windows (the
+    seasonal ones where ``period > 1``), ``'linear'`` under ``'auto'`` without them."""
+    if anchor != "auto":
+        return [anchor]
+    if not validation:
+        return ["linear"]
+    return ["linear", "nlinear", "last"] + (["cycle", "ncycle"] if period > 1 else [])
+
+
+def choose(anchor: str, series: np.ndarray, starts: np.ndarray, period: int,
+           contexts: np.ndarray, targets: np.ndarray, forecast: np.ndarray,
+           rng: np.random.Generator, validation: bool) -> tuple[AnchorFit, float, np.ndarray]:  # fmt: skip
+    """Fit the anchor(s) ``anchor`` stands for (:func:`candidates`) on the training windows
+    ``starts`` of ``series (T, C)`` and, on the samples ``contexts``/``targets`` with the network's
+    ``forecast`` (validation windows, or with ``validation=False`` training ones), the blend of
+    each; keep the one whose blend errs least. Returns ``(anchor, blend, blended forecast)``; the
+    blend is 1 without validation windows (the network alone)."""
+    context_length, horizon = contexts.shape[1], targets.shape[1]
+    best = None
+    for name in candidates(anchor, period, validation):
+        fit = fit_anchor(name, series, starts, context_length, horizon, period, rng)
+        if not validation:
+            return fit, 1.0, forecast
+        simple = fit.forecast(contexts)
         blend = fit_blend(forecast, simple, targets)
         blended = blend * forecast + (1 - blend) * simple
         error = float(np.mean((blended - targets) ** 2))
         if best is None or error < best[0]:
-            best = (error, name, weight, bias, cycle, blend, blended)
-    _, name, weight, bias, cycle, blend, blended = best
-    _set(network.anchor, weight, bias, cycle)
-    network.blend.fill_(blend)
-    return blend, blended, name
-
-
-def _set(anchor: torch.nn.Module, weight: np.ndarray, bias: np.ndarray,
-         cycle: np.ndarray | None) -> None:  # fmt: skip
-    """Copy a fitted anchor into the network's :class:`~tsattn.nn.forecasting.LinearAnchor`."""
-    anchor.weight.copy_(torch.as_tensor(weight))
-    anchor.bias.copy_(torch.as_tensor(bias))
-    if anchor.period > 1:
-        anchor.use_cycle.fill_(cycle is not None)
-        if cycle is not None:
-            anchor.cycle.copy_(torch.as_tensor(cycle))
+            best = (error, fit, blend, blended)
+    return best[1], best[2], best[3]

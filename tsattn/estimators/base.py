@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import warnings
+from dataclasses import dataclass
 from numbers import Real
 from typing import Any, ClassVar
 
@@ -39,7 +40,7 @@ from tsattn.training import (
     train,
 )
 
-__all__ = ["BaseTSEstimator", "ATTENTION", "RATE"]
+__all__ = ["BaseTSEstimator", "ATTENTION", "Budget", "RATE"]
 
 #: A probability-like rate in [0, 1).
 RATE = Interval(Real, 0, 1, closed="left")
@@ -49,6 +50,16 @@ ATTENTION = dict(
     doc="Attention variant, one of :func:`tsattn.list_attention` (e.g. ``'softmax'``, ``'bn'``, "
     "``'sh'``, ``'bn_sh'``, ``'s3'``); its hyperparameters are the flat parameters below.",
 )
+
+
+@dataclass(frozen=True)
+class Budget:
+    """A fit's training bounds: at most ``rounds`` validation rounds and ``steps`` optimiser steps
+    (None: the rounds alone); a round is an epoch, or ``round_steps`` optimiser steps."""
+
+    rounds: int
+    steps: int | None
+    round_steps: int | None = None
 
 
 @declare
@@ -178,9 +189,9 @@ class BaseTSEstimator(BaseEstimator):
         """The batch size of ``batch_size='auto'`` for ``n_train`` training series or windows."""
         raise ValueError(f"{type(self).__name__} has no rule for batch_size='auto'; give a number.")
 
-    def _budget(self, n_train: int) -> tuple[int, int | None]:
-        """``(epochs, steps)`` bounds of this fit: the loop's epoch bound and the step budget
-        (None: epochs alone), from ``max_epochs`` and ``max_steps``; sets ``batch_size_``."""
+    def _budget(self, n_train: int) -> Budget:
+        """This fit's bounds for ``n_train`` training samples, from ``max_epochs`` and
+        ``max_steps``: rounds of one epoch each; sets ``batch_size_``. Computed once per fit."""
         if self.max_epochs is None and self.max_steps is None:
             raise ValueError("max_epochs and max_steps are both None: give at least one budget.")
         auto = self.batch_size == "auto"
@@ -189,8 +200,12 @@ class BaseTSEstimator(BaseEstimator):
         steps = self._auto_steps(n_train) if self.max_steps == "auto" else self.max_steps
         if self.max_epochs is not None:
             steps = None if steps is None else min(steps, self.max_epochs * per_epoch)
-            return self.max_epochs, steps
-        return -(-steps // per_epoch), steps
+            epochs = self.max_epochs
+        else:
+            epochs = -(-steps // per_epoch)
+        if steps is None and self.lr_schedule == "warmup_cosine":
+            steps = epochs * per_epoch  # the schedule needs its length in steps
+        return Budget(epochs, steps)
 
     def _augmentation(self):
         """The training-batch transform of this estimator (None: no augmentation)."""
@@ -233,20 +248,12 @@ class BaseTSEstimator(BaseEstimator):
         params["attention"] = AttentionSpec(params["attention"], params.pop("attention_params"))
         return self._network(**params)
 
-    def _train(
-        self,
-        train_data: TensorData,
-        valid_data: TensorData | None,
-        seed: int,
-        rng: np.random.Generator,
-        fixed_len: bool,
-    ) -> BaseTSEstimator:
+    def _train(self, train_data: TensorData, valid_data: TensorData | None, seed: int,
+               rng: np.random.Generator) -> BaseTSEstimator:  # fmt: skip
         """Build the network from ``network_params_`` and train it; set the fitted attributes."""
         patience = self.patience if valid_data is not None else None
-        epochs, steps = self._budget(len(train_data))
-        if self.lr_schedule == "warmup_cosine" and steps is None:
-            steps = epochs * -(-len(train_data) // self.batch_size_)
-        self.max_steps_ = steps
+        budget = self._budget(len(train_data))
+        self.max_steps_ = budget.steps
         with seeded(seed, self.device_):
             self.module_ = self._build_network().to(self.device_)
             self._pretrain(train_data, rng)
@@ -255,38 +262,43 @@ class BaseTSEstimator(BaseEstimator):
             )
 
             def finite_outputs() -> bool:
-                return bool(torch.isfinite(self._predict_tensor(train_data, fixed_len)).all())
+                return bool(torch.isfinite(self._predict_tensor(train_data)).all())
 
             keep_last = valid_data is None and self.lr_schedule == "warmup_cosine"
+            unit = "epoch" if budget.round_steps is None else "round"  # what a round is
             callbacks: list[Callback] = [
                 EarlyStopping(self.module_, patience, keep_last=keep_last),
-                NaNGuard(self.module_, hint=f"lr={self.lr}", verify=finite_outputs),
-                LRScheduler(optimizer, self.lr_schedule, epochs, patience, steps, self.warmup),
+                NaNGuard(self.module_, hint=f"lr={self.lr}", verify=finite_outputs, unit=unit),
+                LRScheduler(optimizer, self.lr_schedule, budget.rounds, patience, budget.steps,
+                            self.warmup),  # fmt: skip
             ]
             if self.verbose:
-                callbacks.append(ProgressBar(epochs, f"fit {type(self).__name__}"))
+                callbacks.append(ProgressBar(budget.rounds, f"fit {type(self).__name__}", unit))
             try:
                 result = train(
                     self.module_, self._loss, train_data, valid_data, optimizer=optimizer,
-                    max_epochs=epochs, max_steps=steps, batch_size=self.batch_size_, rng=rng,
+                    max_rounds=budget.rounds, max_steps=budget.steps,
+                    round_steps=budget.round_steps, batch_size=self.batch_size_, rng=rng,
                     transform=self._augmentation(), mix=self._mixing(),
                     callbacks=[*callbacks, *(self.callbacks or ())], estimator=self,
-                    fixed_len=fixed_len, precision=self.precision, score_fn=self._score_fn,
+                    precision=self.precision, score_fn=self._score_fn,
                 )  # fmt: skip
             except TrainingDivergedError:
                 del self.module_  # never a fitted model that outputs NaN
                 raise
         self.history_ = result.history
-        self.best_epoch_ = result.best_epoch
-        self.n_epochs_ = len(result.history)
         self.n_steps_ = result.n_steps
         self.interrupted_ = result.interrupted
+        if budget.round_steps is None:  # rounds are epochs
+            self.best_epoch_, self.n_epochs_ = result.best_round, len(result.history)
+        else:
+            self.best_round_, self.n_rounds_ = result.best_round, len(result.history)
+            self.round_steps_ = budget.round_steps
         return self
 
-    def _predict_tensor(self, data: TensorData, fixed_len: bool) -> torch.Tensor:
+    def _predict_tensor(self, data: TensorData) -> torch.Tensor:
         """The network's outputs for ``data``, float32 on the CPU."""
-        out = predict(self.module_, data, batch_size=self._predict_batch(),
-                      fixed_len=fixed_len, precision=self.precision)  # fmt: skip
+        out = predict(self.module_, data, batch_size=self._predict_batch(), precision=self.precision)
         return out.cpu()
 
     def _predict_batch(self) -> int:

@@ -36,6 +36,8 @@ __all__ = ["CollectionEstimator"]
 AUTO_STEPS, AUTO_STEPS_SERIES, AUTO_MAX_STEPS = 1000, 50, 4000
 # pretrain_steps > 0: the share of tokens hidden in each series (PatchTST's 40%)
 PRETRAIN_MASK_RATIO = 0.4
+# steps a length-dependent attention (s3) is sized for at least when training lengths differ
+UNEQUAL_ROOM = 512
 
 
 @declare
@@ -154,7 +156,7 @@ class CollectionEstimator(BaseTSEstimator):
     def fit(self, X: Any, y: Any) -> CollectionEstimator:
         """Train on series ``X`` and their labels or targets ``y``; returns ``self``."""
         spec = self._validate()
-        return self._train(*self._build(X, y, spec), fixed_len=self.head == "flatten")
+        return self._train(*self._build(X, y, spec))
 
     def _build(self, X: Any, y: Any, spec: AttentionSpec):
         """Targets, standardisation, validation split and ``network_params_``; returns the
@@ -183,15 +185,12 @@ class CollectionEstimator(BaseTSEstimator):
         train_data = data.subset(train_idx)
         valid_data = data.subset(valid_idx) if valid_idx is not None else None
 
-        if self.max_len is None and "max_len" in spec.params:
-            # Equal-length training data: predict needs that length, so size s3's filter exactly
-            # (Algorithm 2's rfft(n=seq_len)). Unequal lengths: leave room for longer series.
-            default = spec.params["max_len"]
-            length = self.series_length_ if self.equal_length_ else max(default, self.series_length_)
-            spec = AttentionSpec(spec.name, {**spec.params, "max_len": length})
         tokenizer_params = self._tokenizer_params(self.series_length_)
         self.network_params_ = dict(
             n_channels=self.n_channels_ * (2 if self.normalize == "both" else 1), n_outputs=n_outputs, max_len=self.series_length_,
+            # unequal lengths: predict may meet longer series; a length-dependent attention
+            # (s3's Fourier filter) is sized for UNEQUAL_ROOM steps at least
+            max_input_len=None if self.equal_length_ else max(UNEQUAL_ROOM, self.series_length_),
             head=self.head, tokenizer=self.tokenizer, tokenizer_params=tokenizer_params,
             **({"stem_pool": True} if self.stem_pool else {}),
             **self._trunk_params(spec),
@@ -332,11 +331,12 @@ class CollectionEstimator(BaseTSEstimator):
             x=torch.from_numpy(values).to(dev),
             lengths=torch.from_numpy(batch.lengths).to(dev),
             y=None if y is None else y.to(dev),
+            fixed_len=self.head == "flatten",  # the flatten head needs the training length
         )
 
     def _forward(self, X: Any) -> torch.Tensor:
         data = self._to_tensors(self._check_X_predict(X))
-        out = self._predict_tensor(data, fixed_len=self.head == "flatten")
+        out = self._predict_tensor(data)
         bad = ~torch.isfinite(out).all(dim=1)
         if bool(bad.any()):
             far = float(data.x[bad.to(data.x.device)].abs().max())
@@ -380,8 +380,8 @@ class CollectionEstimator(BaseTSEstimator):
         if not getattr(layer, "supports_weights", False):
             raise layer.weights_unavailable()
         _, weights = predict(
-            self.module_, data, batch_size=self._predict_batch(),
-            fixed_len=self.head == "flatten", precision=self.precision, need_weights=True,
+            self.module_, data, batch_size=self._predict_batch(), precision=self.precision,
+            need_weights=True,
         )  # fmt: skip
         return torch.stack(weights, dim=1).numpy()
 

@@ -19,10 +19,10 @@ from sklearn.utils.validation import check_is_fitted
 from tsattn._validation import POSITIVE_INT
 from tsattn.attention import AttentionSpec
 from tsattn.estimators import _anchor, _intervals, _series
-from tsattn.estimators.base import ATTENTION, BaseTSEstimator
+from tsattn.estimators.base import ATTENTION, BaseTSEstimator, Budget
 from tsattn.estimators.params import declare, default, param
 from tsattn.nn.forecasting import FORECAST_HEADS, ForecastingTransformer
-from tsattn.training import WindowData, resolve_device
+from tsattn.training import WindowData, autocast, resolve_device
 
 __all__ = ["TSForecaster"]
 
@@ -34,7 +34,7 @@ AUTO_STEPS = 3000
 #: Training losses by name (``loss``); every one is judged by the validation MSE.
 LOSSES = {"mse": torch.nn.functional.mse_loss, "mae": torch.nn.functional.l1_loss,
           "huber": torch.nn.functional.huber_loss}
-#: Validation rounds per fit (each ``eval_steps_`` optimiser steps).
+#: Validation rounds per fit (each ``round_steps_`` optimiser steps).
 ROUNDS = 20
 
 
@@ -63,8 +63,9 @@ class TSForecaster(_series.WindowScores, BaseTSEstimator):
     period_ : steps per season of the seasonal anchor (1: none; also when the training rows are
         fewer than two seasons).
     interval_table_, interval_floor_, interval_source_ : the calibrated normalised errors.
-    history_, best_epoch_, n_epochs_, n_steps_, max_steps_, eval_steps_, interrupted_ : training
-        record; an "epoch" of ``history_`` is a validation round of ``eval_steps_`` steps.
+    history_, best_round_, n_rounds_, round_steps_, n_steps_, max_steps_, interrupted_ : training
+        record: a record of ``history_`` per validation round of ``round_steps_`` optimiser steps
+        (its ``epoch``: passes over the training samples so far).
     """
 
     horizon: int = param(96, [POSITIVE_INT], "Steps forecast after each context.", kw_only=False)
@@ -174,10 +175,9 @@ class TSForecaster(_series.WindowScores, BaseTSEstimator):
             fit_train = _deseasoned(train_data, season, phase=0)
             fit_valid = None if valid_windows is None else _deseasoned(valid_windows, season)
         valid_data = None if fit_valid is None else fit_valid.sample(MAX_VALID_SAMPLES, rng)
-        self._train(fit_train, valid_data, seed, rng, fixed_len=True)
+        self._train(fit_train, valid_data, seed, rng)
         if season is not None:  # from now on the network removes and restores it itself
-            self.module_.season.copy_(season)
-            self.module_.season_active.fill_(True)
+            self.module_.set_season(season)
         self._calibrate(train_data, valid_windows, rng)
         return self
 
@@ -199,12 +199,14 @@ class TSForecaster(_series.WindowScores, BaseTSEstimator):
     def _auto_steps(self, n_train: int) -> int:
         return AUTO_STEPS
 
-    def _budget(self, n_train: int) -> tuple[int, int]:
-        """``(rounds, steps)``: the step budget cut into ``ROUNDS`` validation rounds."""
-        epochs, steps = super()._budget(n_train)
-        steps = epochs * -(-n_train // self.batch_size_) if steps is None else steps
-        self.eval_steps_ = max(1, -(-steps // ROUNDS))
-        return -(-steps // self.eval_steps_), steps
+    def _budget(self, n_train: int) -> Budget:
+        """The step budget cut into ``ROUNDS`` validation rounds of ``round_steps`` steps."""
+        budget = super()._budget(n_train)
+        steps = budget.steps
+        if steps is None:
+            steps = budget.rounds * -(-n_train // self.batch_size_)
+        round_steps = max(1, -(-steps // ROUNDS))
+        return Budget(-(-steps // round_steps), steps, round_steps)
 
     def _build(self, y: Any, y_val: Any, spec: AttentionSpec):
         """Windows, standardisation, validation samples and ``network_params_`` (as the core's)."""
@@ -219,12 +221,7 @@ class TSForecaster(_series.WindowScores, BaseTSEstimator):
                            else int(self.patch_len))  # fmt: skip
         self.device_ = resolve_device(self.device)
         train_data = self._windows(train_vals, rng, self.max_train_windows)
-        self._budget(len(train_data))  # sets eval_steps_, the length of a validation round
-        train_data.round_steps = self.eval_steps_
         valid_windows = None if valid_vals is None else self._windows(valid_vals, rng, None)
-        if self.max_len is None and "max_len" in spec.params:  # a window's tokens, exactly
-            spec = AttentionSpec(spec.name, {**spec.params, "max_len": -(-self.context_length
-                                                                         // self.patch_len_)})
         self.network_params_ = dict(
             n_channels=self.n_channels_, context_length=int(self.context_length),
             horizon=int(self.horizon), head=self.head, n_harm=int(self.n_harm),
@@ -278,25 +275,35 @@ class TSForecaster(_series.WindowScores, BaseTSEstimator):
                              source.starts.cpu().numpy(), channel_independent=False)  # fmt: skip
         valid_data = windows.sample(max(1, MAX_VALID_SAMPLES // self.n_channels_), rng)
         contexts, targets = (t.double().cpu().numpy() for t in (valid_data.x, valid_data.y))
-        forecast = self._predict_tensor(valid_data, True).double().numpy()
-        self.blend_, forecast, self.anchor_ = _anchor.attach(
-            self.module_, self.anchor, train_data, contexts, targets, forecast, rng,
-            self.interval_source_ == "validation")  # fmt: skip
+        forecast = self._predict_tensor(valid_data).double().numpy()
+        self.blend_, self.anchor_ = 1.0, None
+        if self.anchor is not None:
+            fit, self.blend_, forecast = _anchor.choose(
+                self.anchor, train_data.x.double().cpu().numpy(), train_data.starts.cpu().numpy(),
+                self.period_, contexts, targets, forecast, rng,
+                self.interval_source_ == "validation")  # fmt: skip
+            self.anchor_ = fit.name
+            self.module_.set_anchor(fit.weight, fit.bias, fit.cycle)
+            self.module_.set_blend(self.blend_)
         self.interval_table_, self.interval_floor_ = _intervals.calibrate(contexts, forecast, targets)
 
     def _scale(self, values: np.ndarray) -> np.ndarray:
         return (values - self.channel_mean_) / self.channel_scale_
 
-    def _forecast(self, y_context: Any, alpha: np.ndarray | None = None):
-        """``(forecasts, info)``: unscaled ``(n, horizon, C)`` point forecasts, or with ``alpha``
-        ``(n, horizon, C, len(alpha))`` quantiles, and the input's kind (None for 3-D input)."""
-        check_is_fitted(self, "module_")
+    def _contexts(self, y_context: Any) -> tuple[np.ndarray, dict | None]:
+        """``(scaled contexts (n, context_length, C), the input's kind)`` of ``y_context``."""
         if y_context is None:
             values, info = self.last_context_[None], self.input_kind_
         else:
             values, info = _series.read_contexts(y_context, self.n_channels_, self.context_length)
-        contexts = self._scale(values[:, -self.context_length :])
-        out = self._predict_tensor(_series.window_tensors(contexts, self.device_), True).double().numpy()
+        return self._scale(values[:, -self.context_length :]), info
+
+    def _forecast(self, y_context: Any, alpha: np.ndarray | None = None):
+        """``(forecasts, info)``: unscaled ``(n, horizon, C)`` point forecasts, or with ``alpha``
+        ``(n, horizon, C, len(alpha))`` quantiles, and the input's kind (None for 3-D input)."""
+        check_is_fitted(self, "module_")
+        contexts, info = self._contexts(y_context)
+        out = self._predict_tensor(_series.window_tensors(contexts, self.device_)).double().numpy()
         mean, scale = self.channel_mean_, self.channel_scale_
         if alpha is None:
             return out * scale + mean, info
@@ -311,6 +318,31 @@ class TSForecaster(_series.WindowScores, BaseTSEstimator):
         ``(n_windows, horizon, C)`` for 3-D input."""
         out, info = self._forecast(y_context)
         return out if info is None else _series.format_output(out[0], info)
+
+    def predict_components(self, y_context: Any = None) -> dict[str, Any]:
+        """What the forecast is made of: ``{"forecast": ..., "network": ..., "anchor": ...}``, the
+        forecast of :meth:`predict`, the network's alone and the anchor's alone (None without an
+        anchor), each of :meth:`predict`'s kind; ``forecast = blend_ * network + (1 - blend_) *
+        anchor``. ``y_context`` as in :meth:`predict`."""
+        check_is_fitted(self, "module_")
+        contexts, info = self._contexts(y_context)
+        data = _series.window_tensors(contexts, self.device_)
+        size = self._predict_batch()
+        self.module_.eval()
+        chunks = []
+        with torch.inference_mode():
+            for start in range(0, len(data), size):
+                with autocast(self.device_, self.precision):
+                    chunks.append(self.module_(data.x[start : start + size], parts=True))
+        out = {}
+        for k, name in enumerate(("forecast", "network", "anchor")):
+            if chunks[0][k] is None:
+                out[name] = None
+                continue
+            part = torch.cat([c[k].float() for c in chunks]).cpu().double().numpy()
+            part = part * self.channel_scale_ + self.channel_mean_
+            out[name] = part if info is None else _series.format_output(part[0], info)
+        return out
 
     def predict_quantiles(self, y_context: Any = None, alpha: Any = (0.1, 0.5, 0.9)) -> Any:
         """Quantiles at levels ``alpha`` (calibrated on the validation errors): arrays with a last
@@ -342,4 +374,4 @@ def _deseasoned(data: WindowData, season: torch.Tensor, phase: int | None = None
              else torch.tensor([phase], device=series.device))  # fmt: skip
     profile = seasonal_profile(season, first, len(series))[0]
     return WindowData(series - profile, data.context_length, data.horizon,
-                      data.starts.cpu().numpy(), data.channel_independent, data.round_steps)
+                      data.starts.cpu().numpy(), data.channel_independent)

@@ -16,7 +16,6 @@ from typing import Any
 import torch
 from torch import nn
 
-from tsattn.attention import attention_hyperparameters
 from tsattn.layers import Dropout
 from tsattn.nn.tokenizers import PatchTokenizer
 from tsattn.nn.trunk import EncoderTrunk
@@ -25,6 +24,9 @@ __all__ = [
     "FORECAST_HEADS",
     "FourierExtrapolation",
     "LinearAnchor",
+    "anchor_forecast",
+    "seasonal_profile",
+    "window_phases",
     "LinearForecastHead",
     "ForecastingTransformer",
     "fourier_extrapolate",
@@ -114,26 +116,41 @@ def seasonal_profile(cycle: torch.Tensor, phases: torch.Tensor, steps: int) -> t
     return cycle[(phases[:, None] + offsets) % cycle.shape[0]]
 
 
+def anchor_forecast(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor,
+                    cycle: torch.Tensor | None = None) -> torch.Tensor:  # fmt: skip
+    """A linear forecaster on raw windows: ``x (B, L, C)`` -> ``(B, horizon, C)``, the same map for
+    every channel, ``out[:, k, c] = weight[k] @ x[:, :, c] + bias[k]`` (``weight (horizon, L)``,
+    ``bias (horizon,)``).
+
+    With a seasonal profile ``cycle (P, C)`` (the mean of the training rows at each phase, as
+    CycleNet's residual cycle, Lin et al. 2024), each window's phase is found from its values
+    (:func:`window_phases`: no time stamp needed, and a context shorter than the season is placed
+    too), the profile is taken from the window before the linear map and its continuation added
+    to the forecast.
+    """
+    weight, bias = weight.to(x.dtype), bias.to(x.dtype)
+    if cycle is None:
+        return torch.einsum("blc,kl->bkc", x, weight) + bias[:, None]
+    length, horizon = x.shape[1], weight.shape[0]
+    cycle = cycle.to(x.dtype)
+    profile = seasonal_profile(cycle, window_phases(cycle, x), length + horizon)
+    out = torch.einsum("blc,kl->bkc", x - profile[:, :length], weight) + bias[:, None]
+    return out + profile[:, length:]
+
+
 class LinearAnchor(nn.Module):
-    """A fixed linear forecaster on the raw window: ``(B, L, C)`` -> ``(B, horizon, C)``, the same
-    map for every channel: ``out[:, k, c] = weight[k] @ x[:, :, c] + bias[k]``.
+    """The fixed linear forecaster the network is blended with (:func:`anchor_forecast`), its
+    weights held as buffers: the last value repeated until :meth:`set` gives the fitted ones (a
+    ridge regression solved in closed form by the estimator, not trained by gradient).
 
-    Its weights are buffers set by the estimator (a ridge regression fitted in closed form, or the
-    last value repeated), not trained by gradient; the network blends its forecast with this one.
-
-    With ``period > 1`` it can also hold a seasonal profile ``cycle (period, C)`` (the mean of the
-    training rows at each phase, as CycleNet's residual cycle, Lin et al. 2024), used once
-    ``use_cycle`` is set: each window's phase is the shift whose profile, centred, lies nearest the
-    centred window over every channel (so no time stamp is needed, and a context shorter than the
-    period is placed too); the profile is taken from the window before the linear map and its
-    continuation added to the forecast.
+    ``period > 1`` makes room for a seasonal profile ``cycle (period, n_channels)``, used when
+    :meth:`set` is given one.
     """
 
-    def __init__(self, context_length: int, horizon: int, n_channels: int = 1,
-                 period: int = 1) -> None:  # fmt: skip
+    def __init__(self, context_length: int, horizon: int, n_channels: int, period: int) -> None:
         super().__init__()
         weight = torch.zeros(horizon, context_length)
-        weight[:, -1] = 1.0  # the last value repeated until the estimator sets the weights
+        weight[:, -1] = 1.0
         self.register_buffer("weight", weight)
         self.register_buffer("bias", torch.zeros(horizon))
         self.period = int(period)
@@ -141,18 +158,25 @@ class LinearAnchor(nn.Module):
             self.register_buffer("cycle", torch.zeros(self.period, n_channels))
             self.register_buffer("use_cycle", torch.zeros((), dtype=torch.bool))
 
-    def phases(self, x: torch.Tensor) -> torch.Tensor:
-        """``(B,)`` the phase of each window's first step (:func:`window_phases`)."""
-        return window_phases(self.cycle, x)
+    @torch.no_grad()
+    def set(self, weight: Any, bias: Any, cycle: Any = None) -> None:
+        """Take a fitted anchor: ``weight (horizon, L)``, ``bias (horizon,)`` and the seasonal
+        profile ``cycle (period, C)`` or None (arrays or tensors)."""
+        if tuple(weight.shape) != tuple(self.weight.shape) or tuple(bias.shape) != tuple(self.bias.shape):
+            raise ValueError(f"anchor weight {tuple(weight.shape)} and bias {tuple(bias.shape)} "
+                             f"do not fit {tuple(self.weight.shape)} and {tuple(self.bias.shape)}.")
+        self.weight.copy_(torch.as_tensor(weight))
+        self.bias.copy_(torch.as_tensor(bias))
+        if cycle is not None and self.period <= 1:
+            raise ValueError("a seasonal anchor needs a LinearAnchor built with period > 1.")
+        if self.period > 1:
+            self.use_cycle.fill_(cycle is not None)
+            if cycle is not None:
+                self.cycle.copy_(torch.as_tensor(cycle))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        weight, bias = self.weight.to(x.dtype), self.bias.to(x.dtype)
-        if self.period <= 1 or not bool(self.use_cycle):
-            return torch.einsum("blc,kl->bkc", x, weight) + bias[:, None]
-        length, horizon = x.shape[1], weight.shape[0]
-        profile = seasonal_profile(self.cycle.to(x.dtype), self.phases(x), length + horizon)
-        out = torch.einsum("blc,kl->bkc", x - profile[:, :length], weight) + bias[:, None]
-        return out + profile[:, length:]
+        cycle = self.cycle if self.period > 1 and bool(self.use_cycle) else None
+        return anchor_forecast(x, self.weight, self.bias, cycle)
 
 
 class ForecastingTransformer(EncoderTrunk):
@@ -176,16 +200,19 @@ class ForecastingTransformer(EncoderTrunk):
         token per time step as in 002. The Fourier head decodes every token back to ``patch_len``
         steps, drops the tokeniser's left padding and extrapolates the ``context_length`` steps.
     anchor : add a :class:`LinearAnchor` on the raw window; the output is then
-        ``blend * network + (1 - blend) * anchor`` with ``blend`` a buffer (1 until the estimator
-        sets it, so training sees the network alone).
+        ``blend * network + (1 - blend) * anchor`` with ``blend`` a buffer (1 until
+        :meth:`set_blend`, so training sees the network alone).
     anchor_period : steps per season of the anchor's seasonal profile (1: none).
-    season_period : with ``> 1``, a seasonal profile ``season (season_period, n_channels)`` the
-        network's input is taken from and its forecast continued with (CycleNet's residual
-        cycle around the transformer), once ``season_active`` is set; before that the network
+    season_period : with ``> 1``, room for a seasonal profile ``(season_period, n_channels)`` that,
+        once given to :meth:`set_season`, the network's input is taken from and its forecast
+        continued with (CycleNet's residual cycle around the transformer); before that the network
         reads its input as it is (the estimator trains it on series with the profile removed).
-    **trunk : the trunk's parameters (:class:`~tsattn.nn.trunk.EncoderTrunk`), with its defaults.
-        A length-dependent attention hyperparameter left unset (``s3``'s ``max_len``) covers
-        exactly the tokens of a window.
+    **trunk : the trunk's parameters (:class:`~tsattn.nn.trunk.EncoderTrunk`), every one given
+        (the estimator declares the defaults). A length-dependent attention hyperparameter left
+        None (``s3``'s ``max_len``) covers exactly the tokens of a window.
+
+    The estimator hands the fitted parts down through :meth:`set_anchor`, :meth:`set_blend` and
+    :meth:`set_season`; nothing is read back from here to decide anything above.
     """
 
     def __init__(
@@ -194,13 +221,13 @@ class ForecastingTransformer(EncoderTrunk):
         context_length: int,
         horizon: int,
         *,
-        head: str = "fourier",
-        n_harm: int = 8,
-        instance_norm: bool = True,
-        instance_norm_eps: float = 1.0,
-        channel_independent: bool = True,
-        patch_len: int = 1,
-        anchor: bool = False,
+        head: str,
+        n_harm: int,
+        instance_norm: bool,
+        instance_norm_eps: float,
+        channel_independent: bool,
+        patch_len: int,
+        anchor: bool,
         anchor_period: int = 1,
         season_period: int = 1,
         **trunk: Any,
@@ -208,13 +235,9 @@ class ForecastingTransformer(EncoderTrunk):
         if head not in FORECAST_HEADS:
             raise ValueError(f"head must be one of {FORECAST_HEADS}, got {head!r}.")
         n_tokens = -(-context_length // patch_len)
-        attention = trunk.get("attention", "softmax")
-        if isinstance(attention, str) and "max_len" in attention_hyperparameters(attention):
-            params = dict(trunk.get("attention_params") or {})
-            if params.get("max_len") is None:
-                trunk["attention_params"] = {**params, "max_len": n_tokens}
         c = 1 if channel_independent else n_channels
-        super().__init__(partial(PatchTokenizer, c, patch_len=patch_len), **trunk)
+        super().__init__(partial(PatchTokenizer, c, patch_len=patch_len), max_len=context_length,
+                         **trunk)  # fmt: skip
         self.n_channels = n_channels
         self.horizon = horizon
         self.instance_norm = instance_norm
@@ -238,8 +261,34 @@ class ForecastingTransformer(EncoderTrunk):
             self.register_buffer("season", torch.zeros(self.season_period, n_channels))
             self.register_buffer("season_active", torch.zeros((), dtype=torch.bool))
 
-    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
-        """``x (B, n, C)`` -> ``(B, horizon, C)``; windows are complete, so ``mask`` must be None."""
+    def set_anchor(self, weight: Any, bias: Any, cycle: Any = None) -> None:
+        """The fitted anchor's ``weight (horizon, L)``, ``bias (horizon,)`` and seasonal profile
+        ``cycle (anchor_period, C)`` or None (:meth:`LinearAnchor.set`)."""
+        if self.anchor is None:
+            raise ValueError("this network was built with anchor=False: it has no anchor to set.")
+        self.anchor.set(weight, bias, cycle)
+
+    @torch.no_grad()
+    def set_blend(self, blend: float) -> None:
+        """The network's share in the forecast, in [0, 1] (the anchor takes the rest)."""
+        if not 0.0 <= float(blend) <= 1.0:
+            raise ValueError(f"blend must lie in [0, 1]; got {blend}.")
+        self.blend.fill_(float(blend))
+
+    @torch.no_grad()
+    def set_season(self, profile: Any) -> None:
+        """From now on take ``profile (season_period, C)`` from the input and add its
+        continuation to the forecast (``season_period > 1`` only)."""
+        if self.season_period <= 1:
+            raise ValueError("this network was built with season_period=1: it has no season.")
+        self.season.copy_(torch.as_tensor(profile))
+        self.season_active.fill_(True)
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None,
+                parts: bool = False) -> torch.Tensor | tuple[torch.Tensor, ...]:  # fmt: skip
+        """``x (B, n, C)`` -> ``(B, horizon, C)``; windows are complete, so ``mask`` must be None.
+        ``parts``: also the network's forecast alone and the anchor's (None without an anchor),
+        ``(forecast, network, anchor)``."""
         if mask is not None:
             raise ValueError("forecasting windows have no padding; mask must be None.")
         b, n, c = x.shape
@@ -268,6 +317,10 @@ class ForecastingTransformer(EncoderTrunk):
             out = out * std + mean
         if profile is not None:
             out = out + profile[:, n:]
+        if parts:
+            simple = None if self.anchor is None else self.anchor(raw)
+            blended = out if simple is None else self.blend * out + (1 - self.blend) * simple
+            return blended, out, simple
         if self.anchor is not None and bool(self.blend < 1):
             out = self.blend * out + (1 - self.blend) * self.anchor(raw)
         return out

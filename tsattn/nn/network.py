@@ -23,18 +23,20 @@ class TSTransformer(EncoderTrunk):
     Parameters
     ----------
     n_channels, n_outputs, max_len : data-dependent sizes (``max_len``, the longest training
-        series, sizes the flatten head).
+        series, sizes the flatten head and a length-dependent attention).
+    max_input_len : the longest series (steps) predict must accept, if longer than ``max_len``
+        (e.g. room for unequal-length data): sizes a length-dependent attention instead
+        (:class:`~tsattn.nn.trunk.EncoderTrunk`'s ``max_len``).
     head : ``"meanmax"`` (mean and maximum over the real tokens), ``"pool"`` (their mean) or
         ``"flatten"`` (Zerveas et al.; needs series of at most ``max_len`` steps).
     tokenizer : a tokeniser name of :data:`~tsattn.nn.tokenizers.TOKENIZERS` (``"step"``,
         ``"patch"``, ``"conv"``, ``"rocket"``, ``"conv_rocket"``) with ``tokenizer_params``, or a
-        factory ``d_model -> tokeniser``; default one token per step
-        (:class:`~tsattn.nn.tokenizers.StepTokenizer`).
+        factory ``d_model -> tokeniser``.
     stem_pool : the head also takes the mean and maximum of every halving block of the ``"conv"``
         (or ``"conv_rocket"``) stem (:meth:`~tsattn.nn.tokenizers.ConvTokenizer.forward`,
         ``pooled``): features at each resolution beside the encoded tokens. Pooling heads only.
     **trunk : the trunk's parameters (:class:`~tsattn.nn.trunk.EncoderTrunk`: attention, sizes,
-        dropout, norm), with its defaults.
+        dropout, norm), every one given (no defaults here: the estimators declare them).
     """
 
     def __init__(
@@ -43,10 +45,11 @@ class TSTransformer(EncoderTrunk):
         n_outputs: int,
         max_len: int,
         *,
-        head: str = "meanmax",
-        tokenizer: str | Callable[[int], nn.Module] = "step",
+        head: str,
+        tokenizer: str | Callable[[int], nn.Module],
         tokenizer_params: dict[str, Any] | None = None,
         stem_pool: bool = False,
+        max_input_len: int | None = None,
         **trunk: Any,
     ) -> None:
         if head not in HEADS:
@@ -59,7 +62,7 @@ class TSTransformer(EncoderTrunk):
             )
         if isinstance(tokenizer, str):
             tokenizer = tokenizer_factory(tokenizer, n_channels, tokenizer_params)
-        super().__init__(tokenizer, **trunk)
+        super().__init__(tokenizer, max_len=max(max_len, max_input_len or 0), **trunk)
         p = self.dropout_rate
         if head == "flatten":
             self.head: nn.Module = FlattenHead(self.d_model, n_outputs, p, self.tokenizer.n_tokens(max_len))

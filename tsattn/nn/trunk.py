@@ -3,8 +3,9 @@
 ``tokens = tokenizer(x, mask)`` (one token per step, or patches...), sinusoidal positions with
 dropout, then ``n_layers`` post-norm encoder layers whose attention is any registered variant. The
 classification/regression network (:class:`~tsattn.nn.network.TSTransformer`) and the forecasting
-network (:class:`~tsattn.nn.forecasting.ForecastingTransformer`) are this trunk plus a head; their
-trunk parameters and defaults are declared here only.
+network (:class:`~tsattn.nn.forecasting.ForecastingTransformer`) are this trunk plus a head. The
+networks have no defaults of their own for the sizes: the estimators declare them
+(:mod:`tsattn.estimators`) and pass every one.
 """
 
 from __future__ import annotations
@@ -28,6 +29,9 @@ class EncoderTrunk(nn.Module):
     Parameters
     ----------
     tokenizer : a factory ``d_model -> tokeniser module`` (:mod:`tsattn.nn.tokenizers`).
+    max_len : the longest series (steps) the network is built for; a length hyperparameter of the
+        attention left None (``s3``'s ``max_len``) is set to its tokeniser's tokens for it
+        (:meth:`~tsattn.attention.AttentionSpec.sized`), here only. None: left as given.
     attention : a registered variant name, or an :class:`~tsattn.attention.AttentionSpec` resolved
         already (the estimators resolve it once per fit); ``attention_params`` its hyperparameters
         when a name is given.
@@ -41,15 +45,16 @@ class EncoderTrunk(nn.Module):
         self,
         tokenizer: Callable[[int], nn.Module],
         *,
-        attention: str | AttentionSpec = "softmax",
+        max_len: int | None,
+        attention: str | AttentionSpec,
+        d_model: int,
+        n_heads: int,
+        n_layers: int,
+        dim_feedforward: int,
+        dropout: float,
+        attention_dropout: float,
+        norm: str,
         attention_params: Mapping[str, Any] | None = None,
-        d_model: int = 64,
-        n_heads: int = 8,
-        n_layers: int = 3,
-        dim_feedforward: int = 256,
-        dropout: float = 0.1,
-        attention_dropout: float = 0.0,
-        norm: str = "batch",
     ) -> None:
         super().__init__()
         check_model_size(d_model, n_heads)
@@ -62,6 +67,8 @@ class EncoderTrunk(nn.Module):
         self.d_model = int(d_model)
         self.dropout_rate = float(dropout)  # the heads' dropout too
         self.tokenizer = tokenizer(self.d_model)
+        if max_len is not None:
+            spec = spec.sized(self.tokenizer.n_tokens(int(max_len)))
         self.positions = SinusoidalPositionalEncoding(self.d_model, dropout)
         self.encoder = TransformerEncoder(
             [

@@ -1,7 +1,7 @@
 """Training callbacks: the public hook class and the four the estimators always train with.
 
-The loop (:func:`tsattn.training.train`) builds one record per epoch (``epoch``, ``lr``,
-``train_loss``, ``valid_loss``, ``valid_score``, ``best``, ``dur``), appends it to the history and
+The loop (:func:`tsattn.training.train`) builds one record per validation round (``round``,
+``epoch``, ``step``, ``lr``, ``train_loss``, ``valid_loss``, ``valid_score``, ``best``, ``dur``), appends it to the history and
 hands it to every callback in order. The estimators put :class:`EarlyStopping`, :class:`NaNGuard`,
 :class:`LRScheduler` and :class:`ProgressBar` first, then the user's callbacks, which so see the
 record complete.
@@ -36,9 +36,11 @@ LR_SCHEDULES = (None, "cosine", "plateau", "warmup_cosine")
 class Callback:
     """Hooks called by the training loop; override the ones you need.
 
-    ``on_epoch_end`` receives the estimator and the epoch's record (a dict with ``epoch``, ``lr``,
-    ``train_loss``, ``valid_loss`` (or None), ``valid_score`` (or None), ``best``, ``dur``); returning
-    ``True`` stops training. ``on_train_end`` runs however training ends (also on Ctrl-C or an
+    ``on_epoch_end`` runs after every validation round (an epoch for the classifier and the
+    regressor, ``round_steps_`` optimiser steps for the forecaster) and receives the estimator and
+    the round's record (a dict with ``round``, ``epoch`` (passes over the training samples so far),
+    ``step``, ``lr``, ``train_loss``, ``valid_loss`` (or None), ``valid_score`` (or None),
+    ``best``, ``dur``); returning ``True`` stops training. ``on_train_end`` runs however training ends (also on Ctrl-C or an
     exception). Exceptions propagate (e.g. ``optuna.TrialPruned`` from a pruning callback).
     """
 
@@ -81,11 +83,13 @@ class NaNGuard(Callback):
     """
 
     def __init__(
-        self, module: nn.Module, hint: str = "", verify: Callable[[], bool] | None = None
+        self, module: nn.Module, hint: str = "", verify: Callable[[], bool] | None = None,
+        unit: str = "round",
     ) -> None:
         self.module = module
         self.hint = hint
         self.verify = verify
+        self.unit = unit  # what a round is called: "epoch" where rounds are epochs
         self.diverged: str | None = None
 
     def on_train_begin(self, estimator: Any) -> None:
@@ -96,7 +100,7 @@ class NaNGuard(Callback):
         bad = {k: v for k, v in losses.items() if not math.isfinite(v)}
         if bad or not finite_state(self.module):
             what = ", ".join(f"the {k.replace('_', ' ')} became {v}" for k, v in bad.items())
-            self.diverged = f"at epoch {record['epoch']}: {what or 'a weight became non-finite'}"
+            self.diverged = f"at {self.unit} {record['round']}: {what or 'a weight became non-finite'}"
             raise Diverged(self.diverged)
 
     def on_train_end(self, estimator: Any, history: list[dict]) -> None:
@@ -107,14 +111,14 @@ class NaNGuard(Callback):
             + (f" ({self.hint})" if self.hint else "")
             + ", or inputs or targets of extreme scale. Lower lr (e.g. tenfold) or rescale the data."
         )
-        best = [r["epoch"] for r in history if r["best"]]
+        best = [r["round"] for r in history if r["best"]]
         if not best or not finite_state(self.module) or not (self.verify is None or self.verify()):
             raise TrainingDivergedError(
-                f"training diverged {self.diverged}, and no earlier epoch left a model with finite "
-                f"outputs. {cause}"
+                f"training diverged {self.diverged}, and no earlier {self.unit} left a model with "
+                f"finite outputs. {cause}"
             )
         warnings.warn(
-            f"training diverged {self.diverged}; stopped and kept the weights of epoch "
+            f"training diverged {self.diverged}; stopped and kept the weights of {self.unit} "
             f"{best[-1]}, whose outputs are finite. {cause}",
             RuntimeWarning,
             stacklevel=5,
@@ -122,17 +126,18 @@ class NaNGuard(Callback):
 
 
 class EarlyStopping(Callback):
-    """Keeps the best epoch's weights and stops after ``patience`` epochs without a new best.
+    """Keeps the best round's weights and stops after ``patience`` rounds without a new best
+    (a round: an epoch, or the forecaster's ``round_steps_`` steps).
 
-    An epoch with a non-finite loss or weight is never the best. The monitored quantity is the
+    A round with a non-finite loss or weight is never the best. The monitored quantity is the
     validation loss when there is one, else the training loss. With
-    ``select_on_score`` and a validation score (higher is better, e.g. accuracy), the best epoch is
+    ``select_on_score`` and a validation score (higher is better, e.g. accuracy), the best round is
     the one with the highest validation score, ties broken by the lower validation loss. The best
     weights are restored when training ends, however it ends. ``patience=None`` never stops early.
 
     ``keep_last=True`` (for schedules that decay the rate to zero, with no validation data): every
-    epoch with finite values is the new best and the final weights are kept as they are, with no
-    per-epoch copy; after a divergence there is then no earlier state to fall back on, and
+    round with finite values is the new best and the final weights are kept as they are, with no
+    per-round copy; after a divergence there is then no earlier state to fall back on, and
     :class:`NaNGuard` raises.
     """
 
@@ -151,7 +156,7 @@ class EarlyStopping(Callback):
         score = record["valid_score"]
         key = (-score if score is not None else 0.0, monitored)
         if self.keep_last:
-            key = (0.0, -float(record["epoch"]))
+            key = (0.0, -float(record["round"]))
         finite = math.isfinite(monitored) and finite_state(self.module)
         record["best"] = finite and key < self.best_key
         if record["best"]:
@@ -169,10 +174,10 @@ class EarlyStopping(Callback):
 
 
 class LRScheduler(Callback):
-    """The learning-rate schedule, stepped once per epoch; records the rate in ``record["lr"]``.
+    """The learning-rate schedule, stepped once per round; records the rate in ``record["lr"]``.
 
-    ``None`` keeps the rate; ``"cosine"`` anneals it to 0 over ``max_epochs``; ``"plateau"`` halves it
-    after ``max(2, patience // 3)`` epochs without improvement of the monitored loss (``patience``
+    ``None`` keeps the rate; ``"cosine"`` anneals it to 0 over ``max_rounds``; ``"plateau"`` halves it
+    after ``max(2, patience // 3)`` rounds without improvement of the monitored loss (``patience``
     None: 10); ``"warmup_cosine"``, stepped after every optimiser step, raises it linearly from
     ``1/W`` of ``lr`` to ``lr`` over the first ``W = warmup * total_steps`` steps and anneals it to 0
     at ``total_steps`` along a cosine.
@@ -182,7 +187,7 @@ class LRScheduler(Callback):
         self,
         optimizer: torch.optim.Optimizer,
         schedule: str | None,
-        max_epochs: int,
+        max_rounds: int,
         patience: int | None,
         total_steps: int | None = None,
         warmup: float = 0.1,
@@ -198,7 +203,7 @@ class LRScheduler(Callback):
                 optimizer, partial(warmup_cosine, total=int(total_steps), warmup=warmup)
             )
         elif schedule == "cosine":
-            self.scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=max_epochs)
+            self.scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=max_rounds)
         elif schedule == "plateau":
             wait = max(2, patience // 3) if patience else 10
             self.scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(
@@ -230,15 +235,15 @@ def warmup_cosine(step: int, total: int, warmup: float) -> float:
 
 
 class ProgressBar(Callback):
-    """A tqdm bar over epochs with the latest losses; closed when training ends."""
+    """A tqdm bar over rounds with the latest losses; closed when training ends."""
 
-    def __init__(self, total: int, desc: str) -> None:
-        self.total, self.desc, self.bar = total, desc, None
+    def __init__(self, total: int, desc: str, unit: str = "round") -> None:
+        self.total, self.desc, self.unit, self.bar = total, desc, unit, None
 
     def on_train_begin(self, estimator: Any) -> None:
         from tqdm.auto import tqdm
 
-        self.bar = tqdm(total=self.total, desc=self.desc, unit="epoch")
+        self.bar = tqdm(total=self.total, desc=self.desc, unit=self.unit)
 
     def on_epoch_end(self, estimator: Any, record: dict) -> None:
         self.bar.update(1)

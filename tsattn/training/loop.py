@@ -1,6 +1,7 @@
 """The one training loop and the one evaluation loop.
 
-:func:`train` runs epochs of shuffled mini-batches and hands each epoch's record to the callbacks,
+:func:`train` runs rounds of shuffled mini-batches (epochs, or a fixed number of optimiser steps)
+and hands each round's record to the callbacks,
 which do everything else (keeping the best weights, stopping early, the learning-rate schedule,
 the progress bar, the guard against non-finite values). :func:`predict` runs a module over data in
 batches in evaluation mode; validation during training and every estimator's ``predict`` use it.
@@ -27,10 +28,10 @@ __all__ = ["TrainResult", "train", "predict"]
 
 @dataclass
 class TrainResult:
-    """How training went: the epoch records, the best epoch (-1: none), how it ended."""
+    """How training went: the round records, the best round (-1: none), how it ended."""
 
     history: list[dict] = field(default_factory=list)
-    best_epoch: int = -1
+    best_round: int = -1
     interrupted: bool = False
     stopped_early: bool = False
     n_steps: int = 0
@@ -40,19 +41,43 @@ def _has_batchnorm(module: nn.Module) -> bool:
     return any(isinstance(m, nn.modules.batchnorm._BatchNorm) for m in module.modules())
 
 
-def _train_epoch(module, loss_fn, data, optimizer, batch_size, rng, fixed_len, precision,
-                 callbacks=(), estimator=None, step=0, max_steps=None, transform=None, mix=None
+class _Batches:
+    """The training batches of each round: one shuffled pass over the ``n`` samples
+    (``round_steps=None``), or ``round_steps`` batches cut from one stream of shuffled passes, so a
+    step budget smaller than a pass still sees each sample at most once per pass."""
+
+    def __init__(self, n: int, batch_size: int, rng: np.random.Generator,
+                 round_steps: int | None) -> None:  # fmt: skip
+        self.n, self.batch_size, self.rng, self.round_steps = n, batch_size, rng, round_steps
+        self.stream = np.empty(0, dtype=np.int64)
+
+    def next_round(self) -> list[np.ndarray]:
+        size = self.batch_size
+        if self.round_steps is None:
+            perm = self.rng.permutation(self.n)
+            return [perm[i : i + size] for i in range(0, self.n, size)]
+        batches = []
+        for _ in range(self.round_steps):
+            while len(self.stream) < min(size, self.n):  # a new pass after the tail
+                self.stream = np.concatenate([self.stream, self.rng.permutation(self.n)])
+            batches.append(self.stream[:size])
+            self.stream = self.stream[size:]
+        return batches
+
+
+def _train_round(module, loss_fn, data, optimizer, batches, precision, callbacks=(),
+                 estimator=None, step=0, max_steps=None, transform=None, mix=None
                  ) -> tuple[float, int]:
-    """One pass over ``data`` (or up to ``max_steps`` steps in all); returns the mean loss and the
-    step count so far."""
+    """The optimiser steps of one round (up to ``max_steps`` steps in all); returns the mean loss
+    and the step count so far."""
     module.train()
     skip_singletons = len(data) > 1 and _has_batchnorm(module)
     total, seen = 0.0, 0
-    for idx_np in data.shuffled_batches(batch_size, rng):
+    for idx_np in batches:
         if len(idx_np) < 2 and skip_singletons:
             continue  # a batch of one gives BatchNorm no variance to normalise by
         idx = torch.as_tensor(idx_np, device=data.x.device)
-        x, mask = data.batch(idx, fixed_len)
+        x, mask = data.batch(idx)
         if transform is not None:
             x = transform(x, mask)
         y = data.y[idx]
@@ -83,53 +108,57 @@ def train(
     valid_data: TensorData | None,
     *,
     optimizer: torch.optim.Optimizer,
-    max_epochs: int,
+    max_rounds: int,
     batch_size: int,
     rng: np.random.Generator,
     max_steps: int | None = None,
+    round_steps: int | None = None,
     transform: Callable[[torch.Tensor, torch.Tensor | None], torch.Tensor] | None = None,
     mix: Callable | None = None,
     callbacks: Sequence[Callback] = (),
     estimator: Any = None,
-    fixed_len: bool = False,
     precision: str = "float32",
     score_fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor] | None = None,
 ) -> TrainResult:
-    """Train ``module`` in place for up to ``max_epochs`` epochs and ``max_steps`` optimiser steps.
+    """Train ``module`` in place for up to ``max_rounds`` rounds and ``max_steps`` optimiser steps.
 
-    Each epoch: one pass over ``train_data`` in shuffled batches of ``batch_size`` (``rng``), the
-    loss and (with ``score_fn``, higher is better) the score on ``valid_data``, then a record
-    (``epoch``, ``lr``, ``train_loss``, ``valid_loss``, ``valid_score``, ``best``, ``dur``) appended to
-    the history and given to every callback in order (``on_step_end`` runs after every optimiser
-    step; ``transform(x, mask)`` augments each training batch, then ``mix(x, mask)`` (e.g.
+    A round is one pass over ``train_data`` in shuffled batches of ``batch_size`` (``rng``), an
+    epoch, or with ``round_steps`` that many optimiser steps (batches cut from one stream of
+    shuffled passes). After each round: the loss and (with ``score_fn``, higher is better) the score
+    on ``valid_data``, then a record (``round``, ``epoch`` (passes over the training samples so
+    far), ``step``, ``lr``, ``train_loss``, ``valid_loss``, ``valid_score``, ``best``, ``dur``)
+    appended to the history and given to every callback's ``on_epoch_end`` in order
+    (``on_step_end`` runs after every optimiser step; ``transform(x, mask)`` augments each training batch, then ``mix(x, mask)`` (e.g.
     :class:`~tsattn.training.MixUp`) blends it with a permutation of itself, returning
     ``(x, mask, perm, lam)``, and the loss becomes ``lam * loss(y) + (1 - lam) * loss(y[perm])``);
-    training stops after ``max_epochs``, after ``max_steps`` steps (mid-epoch), when a callback
+    training stops after ``max_rounds``, after ``max_steps`` steps (mid-round), when a callback
     returns True, or on Ctrl-C (``KeyboardInterrupt``: a warning, and the result says so).
     Every callback's ``on_train_end`` runs however training ends. ``precision``: see
     :func:`~tsattn.training.autocast`.
     """
     result = TrainResult()
     step = 0
+    batches = _Batches(len(train_data), batch_size, rng, round_steps)
     for cb in callbacks:
         cb.on_train_begin(estimator)
     try:
-        for epoch in range(1, max_epochs + 1):
+        for round_ in range(1, max_rounds + 1):
             t0 = time.perf_counter()
             lr = optimizer.param_groups[0]["lr"]
-            train_loss, step = _train_epoch(
-                module, loss_fn, train_data, optimizer, batch_size, rng, fixed_len, precision,
+            train_loss, step = _train_round(
+                module, loss_fn, train_data, optimizer, batches.next_round(), precision,
                 callbacks, estimator, step, max_steps, transform, mix,
             )
             valid_loss = valid_score = None
             if valid_data is not None:
-                out = predict(module, valid_data, batch_size=batch_size, fixed_len=fixed_len,
-                              precision=precision)  # fmt: skip
+                out = predict(module, valid_data, batch_size=batch_size, precision=precision)
                 with torch.inference_mode():
                     valid_loss = float(loss_fn(out, valid_data.y))
                     valid_score = None if score_fn is None else float(score_fn(out, valid_data.y))
-            record = {"epoch": epoch, "step": step, "lr": lr, "train_loss": train_loss,
-                      "valid_loss": valid_loss, "valid_score": valid_score, "best": False,
+            epoch = round_ if round_steps is None else step * batch_size / len(train_data)
+            record = {"round": round_, "epoch": epoch, "step": step, "lr": lr,
+                      "train_loss": train_loss, "valid_loss": valid_loss,
+                      "valid_score": valid_score, "best": False,
                       "dur": time.perf_counter() - t0}  # fmt: skip
             result.history.append(record)
             stop = False
@@ -144,10 +173,11 @@ def train(
         result.stopped_early = True
     except KeyboardInterrupt:
         result.interrupted = True
-        best = max((r["epoch"] for r in result.history if r["best"]), default=-1)
+        best = max((r["round"] for r in result.history if r["best"]), default=-1)
+        unit = "epoch" if round_steps is None else "round"
         warnings.warn(
-            f"fit interrupted after {len(result.history)} epoch(s); keeping the best weights so far "
-            f"(epoch {best}). The model is fitted and usable.",
+            f"fit interrupted after {len(result.history)} {unit}(s); keeping the best weights so "
+            f"far ({unit} {best}). The model is fitted and usable.",
             UserWarning,
             stacklevel=4,
         )
@@ -160,7 +190,7 @@ def train(
                 failures.append(err)
         if failures:
             raise failures[0]
-    result.best_epoch = max((r["epoch"] for r in result.history if r["best"]), default=-1)
+    result.best_round = max((r["round"] for r in result.history if r["best"]), default=-1)
     result.n_steps = step
     return result
 
@@ -175,7 +205,6 @@ def predict(
     data: TensorData,
     *,
     batch_size: int,
-    fixed_len: bool = False,
     precision: str = "float32",
     need_weights: bool = False,
 ) -> torch.Tensor | tuple[torch.Tensor, list[torch.Tensor]]:
@@ -192,7 +221,7 @@ def predict(
     with torch.inference_mode():
         for start in range(0, len(data), batch_size):
             idx = torch.arange(start, min(start + batch_size, len(data)), device=data.x.device)
-            x, mask = data.batch(idx, fixed_len)
+            x, mask = data.batch(idx)
             with autocast(data.x.device, precision):
                 out = module(x, mask, need_weights=True) if need_weights else module(x, mask)
             if need_weights:

@@ -21,7 +21,7 @@ from torch import nn
 from tsattn.training.callbacks import TrainingDivergedError, warmup_cosine
 from tsattn.training.data import TensorData
 from tsattn.training.device import autocast
-from tsattn.training.loop import _has_batchnorm
+from tsattn.training.loop import _Batches, _has_batchnorm
 
 __all__ = ["MaskedReconstruction", "pretrain"]
 
@@ -94,7 +94,7 @@ def pretrain(
     skip_singletons = len(data) > 1 and _has_batchnorm(model)
     losses: list[float] = []
     while len(losses) < steps:
-        batches = data.shuffled_batches(batch_size, rng)
+        batches = _Batches(len(data), batch_size, rng, None).next_round()
         batches = [i for i in batches if len(i) > 1 or not skip_singletons]
         if not batches:
             raise ValueError(
@@ -102,7 +102,7 @@ def pretrain(
                 "normalise; use batch_size=2 or more to pretrain."
             )
         for idx_np in batches:
-            x, mask = data.batch(torch.as_tensor(idx_np, device=data.x.device), fixed_len=False)
+            x, mask = data.batch(torch.as_tensor(idx_np, device=data.x.device))
             with autocast(data.x.device, precision):
                 loss = model(x, mask).float()
             value = float(loss.detach())

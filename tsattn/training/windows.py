@@ -2,12 +2,9 @@
 copies of every window (Traffic's 862 channels would take about 8 GB as float32 windows).
 
 :class:`WindowData` serves the training loop like :class:`~tsattn.training.TensorData`
-(``len``, ``shuffled_batches``, ``batch``, ``y[idx]``) from the series itself, ``(T, C)`` on the
-device. A sample is a window start, or with ``channel_independent`` a ``(window start, channel)``
-pair, so a batch holds univariate windows and its cost does not grow with the channel count.
-``round_steps`` cuts training into evaluation rounds of that many optimiser steps: each call of
-:meth:`WindowData.shuffled_batches` continues one shuffled stream of samples, so a step budget
-smaller than an epoch over every sample still sees each sample at most once per pass.
+(``len``, ``batch``, ``y[idx]``) from the series itself, ``(T, C)`` on the device. A sample is a
+window start, or with ``channel_independent`` a ``(window start, channel)`` pair, so a batch holds
+univariate windows and its cost does not grow with the channel count.
 """
 
 from __future__ import annotations
@@ -38,7 +35,6 @@ class WindowData:
     starts : int array of window starts (default: every start whose target fits).
     channel_independent : a sample is one channel of one window, ``x (b, L, 1)``; otherwise a
         window with every channel, ``x (b, L, C)``.
-    round_steps : batches returned by each :meth:`shuffled_batches` call (None: one pass).
     """
 
     def __init__(
@@ -48,7 +44,6 @@ class WindowData:
         horizon: int,
         starts: np.ndarray | None = None,
         channel_independent: bool = True,
-        round_steps: int | None = None,
     ) -> None:
         self.x = series  # the loop reads the device from ``x``
         self.context_length, self.horizon = int(context_length), int(horizon)
@@ -58,9 +53,7 @@ class WindowData:
         self.starts = torch.as_tensor(np.asarray(starts, dtype=np.int64), device=series.device)
         self.channel_independent = channel_independent
         self.n_channels = series.shape[1]
-        self.round_steps = round_steps
         self.y = _Targets(self)
-        self._stream: np.ndarray = np.empty(0, dtype=np.int64)
         self._offsets = {
             False: torch.arange(self.context_length, device=series.device),
             True: torch.arange(self.context_length, self.context_length + self.horizon,
@@ -79,22 +72,9 @@ class WindowData:
             return self.x[start[:, None] + offsets[None, :], channel].unsqueeze(-1)
         return self.x[self.starts[idx][:, None] + offsets[None, :]]
 
-    def batch(self, idx: torch.Tensor, fixed_len: bool) -> tuple[torch.Tensor, None]:
+    def batch(self, idx: torch.Tensor) -> tuple[torch.Tensor, None]:
         """Contexts of samples ``idx`` and no mask (windows are complete)."""
         return self.gather(idx), None
-
-    def shuffled_batches(self, batch_size: int, rng: np.random.Generator) -> list[np.ndarray]:
-        """The next round's batches (all of one pass with ``round_steps=None``)."""
-        if self.round_steps is None:
-            perm = rng.permutation(len(self))
-            return [perm[i : i + batch_size] for i in range(0, len(self), batch_size)]
-        batches = []
-        for _ in range(self.round_steps):
-            while len(self._stream) < min(batch_size, len(self)):  # a new pass after the tail
-                self._stream = np.concatenate([self._stream, rng.permutation(len(self))])
-            batches.append(self._stream[:batch_size])
-            self._stream = self._stream[batch_size:]
-        return batches
 
     def materialise(self, idx: np.ndarray | None = None):
         """The samples ``idx`` (default all) as a :class:`~tsattn.training.TensorData`."""

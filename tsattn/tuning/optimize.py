@@ -56,7 +56,8 @@ def default_pruner(max_epochs: int | None) -> optuna.pruners.BasePruner:
 
 
 class PruningCallback(Callback):
-    """Reports a validation metric to an Optuna trial after every epoch and prunes weak trials.
+    """Reports a validation metric to an Optuna trial after every round (an epoch, or the
+    forecaster's ``round_steps_`` steps) and prunes weak trials.
 
     ``metric="loss"`` reports the validation loss (minimised); ``"score"`` the validation score
     (accuracy for classifiers, maximised). The study's direction must match.
@@ -68,9 +69,9 @@ class PruningCallback(Callback):
 
     def on_epoch_end(self, estimator: Any, record: dict) -> None:
         value = _epoch_metric(record, self.metric)
-        self.trial.report(value, step=record["epoch"])
+        self.trial.report(value, step=record["round"])
         if self.trial.should_prune():
-            raise _optuna().TrialPruned(f"pruned after epoch {record['epoch']} ({value:.4g})")
+            raise _optuna().TrialPruned(f"pruned after round {record['round']} ({value:.4g})")
 
 
 def _check_metric(metric: str) -> str:
@@ -253,9 +254,9 @@ def tune(
             model.fit(*fit_args)
             if getattr(model, "interrupted_", False):
                 raise KeyboardInterrupt  # Ctrl-C inside fit: stop the study, do not score a partial fit
-            best = next(r for r in model.history_ if r["epoch"] == model.best_epoch_)
-            trial.set_user_attr("best_epoch", int(model.best_epoch_))
-            trial.set_user_attr("epochs", len(model.history_))
+            best = [r for r in model.history_ if r["best"]][-1]
+            trial.set_user_attr("best_round", int(best["round"]))
+            trial.set_user_attr("rounds", len(model.history_))
             return _epoch_metric(best, metric)
 
     def stop_when_full(study: optuna.Study, trial: Any) -> None:
