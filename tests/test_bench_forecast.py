@@ -550,3 +550,42 @@ def test_plot_labels_each_forecast_with_its_seed(tmp_path, monkeypatch):
     labels = [t.get_text() for t in figures[0].axes[0].get_legend().get_texts()]
     assert "m (seed 2)" in labels and "old" in labels  # no seed recorded: none claimed
     assert (tmp_path / "plots" / "set_test_h2.png").is_file()
+
+
+def test_a_zoo_of_attentions_and_heads_is_compared_with_softmax_and_the_linear_head(tmp_path):
+    """--attentions with --heads: every variant with every head, named tsattn:<attention>/<head>,
+    each row recording what the model did (blend_, anchor_, the parts alone) and its intervals'
+    pinball loss; the report ranks the settings against softmax with the linear head."""
+    from tsattn.benchmarks.forecast_report import zoo_table
+
+    config = _config(attentions=["softmax", "bn"], heads=["linear", "fourier"], horizons=[4, 6],
+                     baselines=[], seeds=[0, 1])  # fmt: skip
+    results = _run(config, tmp_path)
+    assert set(results["model"]) == {"tsattn:softmax/linear", "tsattn:softmax/fourier",
+                                     "tsattn:bn/linear", "tsattn:bn/fourier"}  # fmt: skip
+    assert (results["status"] == "ok").all() and len(results) == 16
+    assert set(results["anchor"]) <= {"linear", "nlinear", "last", "cycle", "ncycle"}
+    assert results[["pinball80", "pinball95", "mse_network", "mse_anchor"]].notna().all().all()
+    table = zoo_table(results)
+    assert table.loc["tsattn:softmax/linear", "exchange_rate"] == pytest.approx(1.0)
+    means = results.groupby(["model", "horizon"])["mse"].mean().unstack()
+    ratio = np.exp(np.mean(np.log(means.loc["tsattn:bn/fourier"] / means.loc["tsattn:softmax/linear"])))
+    assert table.loc["tsattn:bn/fourier", "exchange_rate"] == pytest.approx(ratio)
+    assert sorted(table["mean_rank"]) == [1.0, 2.0, 3.0, 4.0]
+    report = (tmp_path / "results.md").read_text()
+    assert "Settings compared (test split)" in report and (tmp_path / "plots" / "zoo_test.png").is_file()
+    with pytest.raises(ValueError, match="heads must be some of"):
+        _run(_config(heads=["flat"]), tmp_path / "bad")
+
+
+def test_results_written_before_a_column_was_added_are_kept(tmp_path):
+    """A results.csv of an older version (no anchor/pinball columns) is widened, not misaligned."""
+    from tsattn.benchmarks.forecast import RESULT_COLUMNS
+
+    _run(_config(baselines=["naive_last"], attentions=[]), tmp_path)
+    csv = tmp_path / "results.csv"
+    old = pd.read_csv(csv).drop(columns=["anchor", "pinball80", "pinball95"])
+    old.to_csv(csv, index=False)
+    results = _run(_config(baselines=["naive_last"]), tmp_path)
+    assert tuple(results.columns) == RESULT_COLUMNS and len(results) == 2
+    assert results.set_index("model").loc["naive_last", "mse"] == pytest.approx(old["mse"].iloc[0])

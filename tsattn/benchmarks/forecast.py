@@ -4,9 +4,11 @@ For each dataset and horizon: the standard splits of :func:`tsattn.datasets.fore
 (scaler fitted on train only), every stride-1 window of the scored split (none dropped), MSE and
 MAE on the scaled data. Every model is scored on the same arrays in the same process:
 
-* ``tsattn:<attention>[label]``: :class:`tsattn.TSForecaster` with its defaults plus ``params``,
-  trained on the train split (validated on the validation split), its 80% and 95% intervals'
-  empirical coverage recorded;
+* ``tsattn:<attention>[label]`` (``tsattn:<attention>/<head>[label]`` when the run names
+  ``heads``): :class:`tsattn.TSForecaster` with its defaults plus ``params``, trained on the train
+  split (validated on the validation split); its 80% and 95% intervals' empirical coverage and
+  pinball loss, the fitted ``blend_`` and ``anchor_`` and what the network and the anchor score
+  alone are recorded;
 * peers from neuralforecast (``patchtst``, ``itransformer``, ``dlinear``, ``nhits``; see
   :mod:`tsattn.benchmarks.forecast_peers`), skipped with a one-line warning when it is absent;
 * baselines that need no training on the scored split: ``naive_last`` (the last value),
@@ -56,6 +58,7 @@ __all__ = [
     "ar_forecast",
     "check_config",
     "fit_ar",
+    "model_setting",
     "run_forecast_benchmark",
     "seasonal_naive",
     "seasonal_period",
@@ -65,8 +68,8 @@ __all__ = [
 COVERAGES = (0.8, 0.95)
 #: Columns of ``results.csv``, one row per (dataset, split, horizon, model, seed).
 RESULT_COLUMNS = ("dataset", "split", "horizon", "context_length", "n_windows", "model", "seed",
-                  "mse", "mae", "cov80", "cov95", "width80", "blend", "mse_network",
-                  "mse_anchor", "n_steps", "fit_s",
+                  "mse", "mae", "cov80", "cov95", "width80", "pinball80", "pinball95", "blend",
+                  "anchor", "mse_network", "mse_anchor", "n_steps", "fit_s",
                   "predict_s", "status", "error", "threads")  # fmt: skip
 _KEY = ["dataset", "split", "horizon", "model", "seed"]
 
@@ -76,7 +79,9 @@ class ForecastBenchmark:
     """Settings of one run (recorded in ``config.json``).
 
     ``horizons``/``context_length`` None: the catalogue's protocol for each dataset. ``attentions``
-    None: ``TSForecaster``'s default attention. ``peer_seeds`` None: ``seeds``. ``peer_steps``
+    None: ``TSForecaster``'s default attention. ``heads`` None: the default head (or the one in
+    ``params``), model names without it; else every attention with every head, named
+    ``tsattn:<attention>/<head>``. ``peer_seeds`` None: ``seeds``. ``peer_steps``
     ``"auto"``: the optimiser steps of the ``TSForecaster`` of the same dataset and horizon.
     """
 
@@ -84,6 +89,7 @@ class ForecastBenchmark:
     horizons: Sequence[int] | None = None
     context_length: int | None = None
     attentions: Sequence[str] | None = None
+    heads: Sequence[str] | None = None
     params: dict[str, Any] = field(default_factory=dict)
     label: str | None = None
     peers: Sequence[str] = tuple(PEERS)
@@ -113,7 +119,18 @@ class ForecastBenchmark:
         attentions = self.attentions
         if attentions is None:
             attentions = [self.params.get("attention", TSForecaster().attention)]
-        return [f"tsattn:{a}{suffix}" for a in dict.fromkeys(attentions)]
+        if self.heads is None:
+            return [f"tsattn:{a}{suffix}" for a in dict.fromkeys(attentions)]
+        return [f"tsattn:{a}/{h}{suffix}" for a in dict.fromkeys(attentions)
+                for h in dict.fromkeys(self.heads)]  # fmt: skip
+
+
+def model_setting(model: str) -> dict[str, str]:
+    """The ``TSForecaster`` parameters a model name fixes: ``{"attention": ...}`` and, for
+    ``tsattn:<attention>/<head>[label]``, ``"head"``."""
+    name = model.split(":", 1)[1].split("[", 1)[0]
+    attention, _, head = name.partition("/")
+    return {"attention": attention, **({"head": head} if head else {})}
 
 
 # ---------------------------------------------------------------------- the run
@@ -147,8 +164,7 @@ class _Data:
 def _fit_tsattn(config, data: _Data, horizon, model, seed, contexts, targets, picks):
     from tsattn.estimators.forecasting import TSForecaster
 
-    attention = model.split(":", 1)[1].split("[", 1)[0]
-    est = TSForecaster(horizon, data.context, **{**config.params, "attention": attention},
+    est = TSForecaster(horizon, data.context, **{**config.params, **model_setting(model)},
                        device=config.device, random_state=seed)  # fmt: skip
     # frames on the splits' time index, as a user's: period='auto' reads the season from it
     train, val = data.splits.scaled_frame("train"), data.splits.scaled_frame("val")
@@ -174,7 +190,7 @@ def _fit_tsattn(config, data: _Data, horizon, model, seed, contexts, targets, pi
     t0 = time.perf_counter()
     scores = score_windows(forecast, contexts, targets, picks)
     row = {**scores.row(), "fit_s": fit_s, "predict_s": time.perf_counter() - t0,
-           "n_steps": est.n_steps_, "blend": est.blend_}  # fmt: skip
+           "n_steps": est.n_steps_, "blend": est.blend_, "anchor": est.anchor_ or ""}  # fmt: skip
     return scores, row, est
 
 
@@ -221,7 +237,7 @@ def _auto_steps(config: ForecastBenchmark, data: _Data, horizon: int) -> int:
     n_rows = len(data.train) - (0 if config.split == "test" else
                                 int(np.ceil(est.validation_fraction * len(data.train))))  # fmt: skip
     n = (n_rows - data.context - horizon + 1) * (data.train.shape[1] if est.channel_independent else 1)
-    return est._budget(n)[1]
+    return est._budget(n).steps
 
 
 def _key(*values) -> tuple[str, ...]:
@@ -252,6 +268,8 @@ def run_forecast_benchmark(
     with file_lock(csv):  # runs started on one folder at once: one header, no row overwritten
         if csv.is_file() and csv.stat().st_size:
             old = pd.read_csv(csv)
+            if tuple(old.columns) != RESULT_COLUMNS:  # written before a column was added
+                old.reindex(columns=RESULT_COLUMNS).to_csv(csv, index=False)
             done = {_key(*r) for r in old[_KEY].astype(str).itertuples(index=False)}
         else:  # the columns first, so that the file reads back whenever the run stops
             pd.DataFrame(columns=RESULT_COLUMNS).to_csv(csv, index=False)
@@ -367,6 +385,12 @@ def check_config(config: ForecastBenchmark, n_rows: dict[str, int] | None = None
     unknown = [a for a in (config.attentions or []) if a not in registered]
     if unknown:
         raise ValueError(f"unknown attention(s) {unknown}; valid: {', '.join(registered)}.")
+    from tsattn.nn.forecasting import FORECAST_HEADS
+
+    bad_heads = [h for h in (config.heads or []) if h not in FORECAST_HEADS]
+    if bad_heads or (config.heads is not None and not config.heads):
+        raise ValueError(f"heads must be some of {', '.join(FORECAST_HEADS)}; got "
+                         f"{list(config.heads)}.")  # fmt: skip
     if not (config.model_names() or config.peers or config.baselines):
         raise ValueError("nothing to run: no attentions, peers or baselines.")
     if not config.seeds or (config.peer_seeds is not None and not config.peer_seeds):
@@ -392,8 +416,7 @@ def check_config(config: ForecastBenchmark, n_rows: dict[str, int] | None = None
                     f"has {longest} rows after a context of {context}; use horizons <= {longest}."
                 )
         for model in config.model_names():
-            attention = model.split(":", 1)[1].split("[", 1)[0]
-            est = TSForecaster(horizons[0], context, **{**config.params, "attention": attention},
+            est = TSForecaster(horizons[0], context, **{**config.params, **model_setting(model)},
                                device=config.device)  # fmt: skip
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # fit warns again where it matters

@@ -9,7 +9,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-__all__ = ["plot_samples", "published", "save_samples", "write_report"]
+__all__ = ["plot_samples", "published", "save_samples", "write_report", "zoo_table"]
+
+#: The setting every other ``TSForecaster`` setting of a zoo is compared with, when it ran.
+ZOO_BASELINE = "tsattn:softmax/linear"
 
 
 def _order(models) -> list[str]:
@@ -91,6 +94,83 @@ def _summary(frame: pd.DataFrame) -> list[str]:
     return lines
 
 
+def zoo_table(ok: pd.DataFrame, baseline: str | None = None) -> pd.DataFrame:
+    """Every ``TSForecaster`` setting of one split against ``baseline`` (default
+    :data:`ZOO_BASELINE`, else the first setting): a row per setting with, per dataset, the
+    geometric mean over horizons of its MSE relative to the baseline's (means over seeds), the
+    mean of those over datasets (``rel_mse``), the mean rank of its average MSE over the datasets
+    it completed (``mean_rank``, 1 = lowest), seeds, median fit seconds and the mean blend."""
+    ours = ok[ok["model"].str.startswith("tsattn")]
+    models = list(dict.fromkeys(ours["model"]))
+    if baseline is None:
+        baseline = ZOO_BASELINE if ZOO_BASELINE in models else models[0]
+    means = ours.groupby(["dataset", "model", "horizon"])["mse"].mean()
+    rows = {m: {} for m in models}
+    ranks = {m: [] for m in models}
+    for dataset in dict.fromkeys(ours["dataset"]):
+        table = means.loc[dataset].unstack("horizon")
+        complete = table.dropna()
+        for m in complete.index:
+            if baseline in complete.index:
+                rel = np.exp(np.mean(np.log(complete.loc[m] / complete.loc[baseline])))
+                rows[m][dataset] = rel
+        for m, r in complete.mean(axis=1).rank().items():
+            ranks[m].append(r)
+    frame = pd.DataFrame.from_dict(rows, orient="index")
+    frame["rel_mse"] = frame.mean(axis=1)
+    frame["mean_rank"] = pd.Series({m: np.mean(r) if r else np.nan for m, r in ranks.items()})
+    stats = ours.groupby("model").agg(seeds=("seed", "nunique"), fit_s=("fit_s", "median"),
+                                      blend=("blend", "mean"))  # fmt: skip
+    return frame.join(stats).sort_values(["mean_rank", "rel_mse"])
+
+
+def _zoo(ok: pd.DataFrame, out: Path) -> list[str]:
+    """The zoo section (and ``plots/zoo.png``) when one split holds several settings."""
+    lines = []
+    for split, part in ok.groupby("split", sort=False):
+        ours = part[part["model"].str.startswith("tsattn")]
+        if ours["model"].nunique() < 2:
+            continue
+        table = zoo_table(part)
+        base = ZOO_BASELINE if ZOO_BASELINE in table.index else table.index[0]
+        datasets = [c for c in table.columns if c not in ("rel_mse", "mean_rank", "seeds", "fit_s", "blend")]
+        lines += [f"## Settings compared ({split} split)", "",
+                  f"MSE relative to `{base}` per dataset (geometric mean over horizons of the "
+                  "seed-mean MSE ratio), their mean, the mean rank of each setting's average MSE "
+                  "over the datasets it completed, seeds, median fit seconds and mean blend.", "",
+                  "| setting | " + " | ".join(datasets) + " | mean rel. MSE | mean rank | seeds | fit s | blend |",
+                  "|---" * (len(datasets) + 6) + "|"]  # fmt: skip
+        for m, r in table.iterrows():
+            cells = ["-" if r[d] != r[d] else f"{r[d]:.3f}" for d in datasets]
+            lines.append(f"| {m} | " + " | ".join(cells) + f" | {r.rel_mse:.3f} | {r.mean_rank:.2f} | "
+                         f"{r.seeds:.0f} | {r.fit_s:.0f} | {r.blend:.2f} |")  # fmt: skip
+        lines.append("")
+        _plot_zoo(table[datasets], out / "plots" / f"zoo_{split}.png", base)
+        lines += [f"![settings]( plots/zoo_{split}.png)".replace("( ", "("), ""]
+    return lines
+
+
+def _plot_zoo(rel: pd.DataFrame, path: Path, base: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 0.28 * len(rel) + 1.5))
+    y = np.arange(len(rel))
+    for k, d in enumerate(rel.columns):
+        ax.scatter(rel[d], y, s=14, label=d, marker="os^vD<>"[k % 7])
+    ax.axvline(1.0, color="black", lw=0.8)
+    ax.set_yticks(y, [m.removeprefix("tsattn:") for m in rel.index], fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xlabel(f"MSE relative to {base.removeprefix('tsattn:')} (geometric mean over horizons)")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    path.parent.mkdir(exist_ok=True)
+    fig.savefig(path, dpi=80)
+    plt.close(fig)
+
+
 def write_report(out: Path, results: pd.DataFrame) -> None:
     """Write ``out/results.md`` from every row of ``results``."""
     ok = results[results["status"] == "ok"].copy()
@@ -108,6 +188,7 @@ def write_report(out: Path, results: pd.DataFrame) -> None:
     ]
     if len(ok):
         lines += ["## Summary", "", *_summary(ok), ""]
+        lines += _zoo(ok, out)
     for (dataset, split), part in ok.groupby(["dataset", "split"], sort=False):
         horizons = sorted(part["horizon"].unique())
         context = part["context_length"].iloc[0]
@@ -117,11 +198,22 @@ def write_report(out: Path, results: pd.DataFrame) -> None:
             lines += [f"{metric.upper()}:", "", *_metric_table(part, metric, horizons), ""]
         ours = part[part["model"].str.startswith("tsattn")]
         if len(ours):
-            cov = ours.groupby(["model", "horizon"])[["cov80", "cov95", "width80", "blend"]].mean()
-            lines += ["Intervals and blend (`blend_`: the network's share), mean over seeds:", "",
-                      "| model | horizon | coverage 80% | coverage 95% | width of 80% | blend |",
-                      "|---|---|---|---|---|---|"]  # fmt: skip
-            lines += [f"| {m} | {h} | {r.cov80:.3f} | {r.cov95:.3f} | {r.width80:.3f} | {r.blend:.2f} |"
+            cols = ["cov80", "cov95", "width80", "pinball80", "pinball95", "blend", "mse_network",
+                    "mse_anchor"]  # fmt: skip
+            ours = ours.reindex(columns=[*ours.columns, *[c for c in cols if c not in ours]])
+            cov = ours.groupby(["model", "horizon"])[cols].mean()
+            anchors = ours.groupby(["model", "horizon"])["anchor"].agg(
+                lambda a: "/".join(sorted({str(x) for x in a if x == x and x != ""})) or "-")
+            lines += ["What the forecast is made of and its intervals, mean over seeds "
+                      "(`blend_`: the network's share; `anchor_`: the anchor chosen, per seed; "
+                      "the network and the anchor alone; 80% / 95% interval coverage, width of "
+                      "the 80% one, pinball loss of the bounds):", "",
+                      "| model | horizon | blend | anchor | MSE network | MSE anchor | cov. 80% "
+                      "| cov. 95% | width 80% | pinball 80% | pinball 95% |",
+                      "|---|---|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
+            lines += [f"| {m} | {h} | {r.blend:.2f} | {anchors[(m, h)]} | {r.mse_network:.4f} | "
+                      f"{r.mse_anchor:.4f} | {r.cov80:.3f} | {r.cov95:.3f} | {r.width80:.3f} | "
+                      f"{r.pinball80:.4f} | {r.pinball95:.4f} |"
                       for (m, h), r in cov.iterrows()]  # fmt: skip
             lines.append("")
         cost = part.groupby(["model", "horizon"])[["fit_s", "n_steps"]].mean().unstack("horizon")

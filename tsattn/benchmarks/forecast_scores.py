@@ -60,6 +60,11 @@ class Scores:
         for coverage, (lo, hi) in (bands or {}).items():
             key = f"cov{round(coverage * 100)}"
             self._add(key, np.sum((targets >= lo) & (targets <= hi)))
+            # pinball loss of the two bounds, quantiles (1 -/+ coverage) / 2, averaged
+            q = (1 - coverage) / 2
+            pinball = np.maximum(q * (targets - lo), (q - 1) * (targets - lo)) + np.maximum(
+                (1 - q) * (targets - hi), -q * (targets - hi))  # fmt: skip
+            self._add(f"pinball{round(coverage * 100)}", np.sum(pinball) / 2)
             if coverage == 0.8:
                 self._add("width80", np.sum(hi - lo))
                 self.samples.setdefault("lo", []).append(lo[local, :, -1])

@@ -137,7 +137,11 @@ def _register_forecast(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--context-length", type=positive_int,
                    help="default: the catalogue's (96; illness 36)")
     p.add_argument("--attentions", nargs="*", help="TSForecaster attentions (default: its own; "
-                   "none: --attentions, to run only the peers and baselines)")
+                   "all: every registered variant; none: --attentions, to run only the peers and "
+                   "baselines)")
+    p.add_argument("--heads", nargs="+", choices=["linear", "fourier"],
+                   help="TSForecaster heads: every attention with every head, named "
+                   "tsattn:<attention>/<head> (default: the default head, names without it)")
     p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                    help="TSForecaster parameter, VALUE as JSON (repeatable)")
     p.add_argument("--label", help="name of this TSForecaster setting (tsattn:<attention>[LABEL])")
@@ -164,6 +168,10 @@ def _forecast(args: argparse.Namespace) -> int:
     from tsattn.benchmarks.forecast import ForecastBenchmark, run_forecast_benchmark
     from tsattn.estimators import TSForecaster
 
+    if args.attentions == ["all"]:  # the zoo: every registered variant
+        from tsattn import list_attention
+
+        args.attentions = list_attention()
     if args.attentions:
         check_attentions(args.attentions)
     datasets = [d if d.lower().endswith(".csv") else  # a file: checked with the rest below
@@ -178,7 +186,8 @@ def _forecast(args: argparse.Namespace) -> int:
             raise CommandError(f"--peer-steps: {err}") from None
     config = ForecastBenchmark(
         datasets=datasets, horizons=args.horizons, context_length=args.context_length,
-        attentions=args.attentions, params=params, label=args.label, peers=args.peers,
+        attentions=args.attentions, heads=args.heads, params=params, label=args.label,
+        peers=args.peers,
         baselines=args.baselines, seeds=args.seeds, peer_seeds=args.peer_seeds, peer_steps=steps,
         split=args.split, ar_lags=args.ar_lags, device=args.device,
     )  # fmt: skip
