@@ -367,3 +367,43 @@ def test_forecaster_exposes_every_base_parameter():
 
     base = set(inspect.signature(BaseTSEstimator.__init__).parameters)
     assert base <= set(inspect.signature(TSForecaster.__init__).parameters)
+
+
+# ----------------------------------------------------------------------------- variate tokens
+@pytest.mark.parametrize("head", ["linear", "fourier"])
+def test_variate_tokens_are_the_channels_and_permute_with_them(head):
+    """tokens='variate': one token per channel (its window embedded linearly), attention across
+    channels and no positions, so reordering the channels reorders the forecast the same way."""
+    torch.manual_seed(0)
+    net = ForecastingTransformer(5, 16, 4, **{**NET, "head": head, "instance_norm_eps": 1e-5},
+                                 tokens="variate").eval()  # fmt: skip
+    assert net.n_tokens == 5 and net.encoder.layers[0].attention is not None
+    x = torch.randn(3, 16, 5, dtype=torch.float64)
+    net.double()
+    tokens, _ = net.tokenizer(x)
+    assert tokens.shape == (3, 5, 8)
+    perm = torch.tensor([3, 0, 4, 1, 2])
+    with torch.no_grad():
+        out = net(x)
+        assert out.shape == (3, 4, 5)
+        np.testing.assert_allclose(net(x[..., perm]).numpy(), out[..., perm].numpy(), atol=1e-10)
+        np.testing.assert_allclose(net(x + 3.0).numpy(), out.numpy() + 3.0, atol=1e-8)
+
+
+def test_the_forecaster_with_variate_tokens_batches_whole_windows():
+    y = _frame(200, 4).to_numpy()
+    f = TSForecaster(**{**TINY, "max_epochs": None, "max_steps": 6}, tokens="variate",
+                     batch_size=64).fit(y)  # fmt: skip
+    assert f.batch_size_ == 16 and f.module_.n_tokens == 4  # 64 univariate series = 16 windows
+    assert f.predict().shape == (6, 4) and np.isfinite(f.predict()).all()
+    g = pickle.loads(pickle.dumps(f))
+    np.testing.assert_allclose(g.predict(), f.predict(), rtol=1e-6)
+
+
+def test_variate_tokens_keep_wide_data_small():
+    """862 channels (Traffic's) are 862 tokens of one window, not 862 copies of it."""
+    torch.manual_seed(0)
+    net = ForecastingTransformer(862, 96, 24, **{**NET, "head": "linear", "d_model": 16},
+                                 tokens="variate").eval()  # fmt: skip
+    with torch.inference_mode():
+        assert net(torch.randn(8, 96, 862)).shape == (8, 24, 862)

@@ -189,13 +189,16 @@ class BaseTSEstimator(BaseEstimator):
         """The batch size of ``batch_size='auto'`` for ``n_train`` training series or windows."""
         raise ValueError(f"{type(self).__name__} has no rule for batch_size='auto'; give a number.")
 
+    def _batch(self, n_train: int) -> int:
+        """``batch_size_``: ``batch_size``, or the estimator's rule for ``'auto'``."""
+        return self._auto_batch(n_train) if self.batch_size == "auto" else int(self.batch_size)
+
     def _budget(self, n_train: int) -> Budget:
         """This fit's bounds for ``n_train`` training samples, from ``max_epochs`` and
         ``max_steps``: rounds of one epoch each; sets ``batch_size_``. Computed once per fit."""
         if self.max_epochs is None and self.max_steps is None:
             raise ValueError("max_epochs and max_steps are both None: give at least one budget.")
-        auto = self.batch_size == "auto"
-        self.batch_size_ = self._auto_batch(n_train) if auto else int(self.batch_size)
+        self.batch_size_ = self._batch(n_train)
         per_epoch = -(-n_train // self.batch_size_)
         steps = self._auto_steps(n_train) if self.max_steps == "auto" else self.max_steps
         if self.max_epochs is not None:

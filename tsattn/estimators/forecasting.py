@@ -21,7 +21,7 @@ from tsattn.attention import AttentionSpec
 from tsattn.estimators import _anchor, _intervals, _series
 from tsattn.estimators.base import ATTENTION, BaseTSEstimator, Budget
 from tsattn.estimators.params import declare, default, param
-from tsattn.nn.forecasting import FORECAST_HEADS, ForecastingTransformer
+from tsattn.nn.forecasting import FORECAST_HEADS, FORECAST_TOKENS, ForecastingTransformer
 from tsattn.training import WindowData, autocast, resolve_device
 
 __all__ = ["TSForecaster"]
@@ -119,6 +119,13 @@ class TSForecaster(_series.WindowScores, BaseTSEstimator):
         "unscaled, which hurts where the scale drifts (``docs/results/forecast/``).",
         hint="1.0 is Algorithm 3 of 002, 1e-5 RevIN's.",
     )
+    tokens: str = param(
+        "patch", [StrOptions(set(FORECAST_TOKENS))], "How a window becomes tokens: ``'patch'``, "
+        "patches of ``patch_len`` steps (PatchTST); ``'variate'``, a token per channel, its whole "
+        "context embedded linearly, attention across channels (iTransformer), for which "
+        "``channel_independent`` and ``patch_len`` are unused and a batch holds ``batch_size // "
+        "n_channels`` whole windows (``batch_size`` univariate series either way)."
+    )
     channel_independent: bool = param(
         True, ["boolean"], "Encode each channel as its own univariate series with shared weights "
         "(PatchTST/DLinear style); False puts all channels of a time step in one token."
@@ -199,6 +206,11 @@ class TSForecaster(_series.WindowScores, BaseTSEstimator):
     def _auto_steps(self, n_train: int) -> int:
         return AUTO_STEPS
 
+    def _batch(self, n_train: int) -> int:
+        """``batch_size`` univariate series: whole windows of every channel for variate tokens."""
+        size = super()._batch(n_train)
+        return max(1, size // self.n_channels_) if self.tokens == "variate" else size
+
     def _budget(self, n_train: int) -> Budget:
         """The step budget cut into ``ROUNDS`` validation rounds of ``round_steps`` steps."""
         budget = super()._budget(n_train)
@@ -226,7 +238,7 @@ class TSForecaster(_series.WindowScores, BaseTSEstimator):
             n_channels=self.n_channels_, context_length=int(self.context_length),
             horizon=int(self.horizon), head=self.head, n_harm=int(self.n_harm),
             instance_norm=bool(self.instance_norm), instance_norm_eps=float(self.instance_norm_eps),
-            channel_independent=bool(self.channel_independent), patch_len=self.patch_len_,
+            channel_independent=self._independent(), patch_len=self.patch_len_, tokens=self.tokens,
             anchor=self.anchor is not None, anchor_period=self.period_,
             season_period=self.period_ if self.deseasonalize else 1,
             **self._trunk_params(spec),
@@ -260,8 +272,11 @@ class TSForecaster(_series.WindowScores, BaseTSEstimator):
         starts = np.arange(len(values) - self.context_length - self.horizon + 1)
         if limit is not None and len(starts) > limit:
             starts = np.sort(rng.choice(starts, size=limit, replace=False))
-        return WindowData(series, self.context_length, self.horizon, starts,
-                          bool(self.channel_independent))  # fmt: skip
+        return WindowData(series, self.context_length, self.horizon, starts, self._independent())
+
+    def _independent(self) -> bool:
+        """Whether a training sample is one channel of a window (patch tokens per channel)."""
+        return bool(self.channel_independent) and self.tokens == "patch"
 
     def _calibrate(self, train_data: WindowData, valid_windows: WindowData | None,
                    rng: np.random.Generator) -> None:  # fmt: skip

@@ -17,12 +17,14 @@ import torch
 from torch import nn
 
 from tsattn.layers import Dropout
-from tsattn.nn.tokenizers import PatchTokenizer
+from tsattn.nn.tokenizers import PatchTokenizer, VariateTokenizer
 from tsattn.nn.trunk import EncoderTrunk
 
 __all__ = [
     "FORECAST_HEADS",
+    "FORECAST_TOKENS",
     "FourierExtrapolation",
+    "TokenForecastHead",
     "LinearAnchor",
     "anchor_forecast",
     "seasonal_profile",
@@ -34,6 +36,8 @@ __all__ = [
 ]
 
 FORECAST_HEADS = ("fourier", "linear")
+#: How a window becomes tokens: patches of steps (PatchTST), or a token per channel (iTransformer).
+FORECAST_TOKENS = ("patch", "variate")
 
 
 def lowest_frequency_indices(n: int, n_harm: int) -> torch.Tensor:
@@ -93,6 +97,19 @@ class LinearForecastHead(nn.Module):
     def forward(self, h: torch.Tensor) -> torch.Tensor:
         b = h.shape[0]
         return self.linear(self.dropout(h).reshape(b, -1)).reshape(b, self.horizon, self.c_out)
+
+
+class TokenForecastHead(nn.Module):
+    """Each token mapped linearly to the horizon, ``(B, C, d_model)`` -> ``(B, C, horizon)`` (the
+    variate view's head: a token per channel, iTransformer's projector)."""
+
+    def __init__(self, d_model: int, horizon: int, dropout: float) -> None:
+        super().__init__()
+        self.dropout = Dropout(dropout)
+        self.linear = nn.Linear(d_model, horizon)
+
+    def forward(self, h: torch.Tensor) -> torch.Tensor:
+        return self.linear(self.dropout(h))
 
 
 def window_phases(cycle: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
@@ -199,6 +216,11 @@ class ForecastingTransformer(EncoderTrunk):
     patch_len : steps per token (:class:`~tsattn.nn.tokenizers.PatchTokenizer`). ``1`` is one
         token per time step as in 002. The Fourier head decodes every token back to ``patch_len``
         steps, drops the tokeniser's left padding and extrapolates the ``context_length`` steps.
+    tokens : ``"patch"``, patch tokens as above; ``"variate"``, a token per channel, its whole
+        window embedded linearly (:class:`~tsattn.nn.tokenizers.VariateTokenizer`, iTransformer),
+        attention across channels, no positions; ``channel_independent`` and ``patch_len`` are
+        then unused, the linear head maps each token to its channel's horizon and the Fourier head
+        decodes it to its channel's context and extrapolates that.
     anchor : add a :class:`LinearAnchor` on the raw window; the output is then
         ``blend * network + (1 - blend) * anchor`` with ``blend`` a buffer (1 until
         :meth:`set_blend`, so training sees the network alone).
@@ -228,16 +250,26 @@ class ForecastingTransformer(EncoderTrunk):
         channel_independent: bool,
         patch_len: int,
         anchor: bool,
+        tokens: str = "patch",
         anchor_period: int = 1,
         season_period: int = 1,
         **trunk: Any,
     ) -> None:
         if head not in FORECAST_HEADS:
             raise ValueError(f"head must be one of {FORECAST_HEADS}, got {head!r}.")
-        n_tokens = -(-context_length // patch_len)
-        c = 1 if channel_independent else n_channels
-        super().__init__(partial(PatchTokenizer, c, patch_len=patch_len), max_len=context_length,
-                         **trunk)  # fmt: skip
+        if tokens not in FORECAST_TOKENS:
+            raise ValueError(f"tokens must be one of {FORECAST_TOKENS}, got {tokens!r}.")
+        variate = tokens == "variate"
+        if variate:  # a token per channel: every channel of a window at once
+            channel_independent, patch_len = False, context_length
+            tokenizer = partial(VariateTokenizer, n_channels, context_length=context_length)
+            n_tokens = n_channels
+        else:
+            c = 1 if channel_independent else n_channels
+            tokenizer = partial(PatchTokenizer, c, patch_len=patch_len)
+            n_tokens = -(-context_length // patch_len)
+        super().__init__(tokenizer, max_len=context_length, **trunk)
+        self.tokens = tokens
         self.n_channels = n_channels
         self.horizon = horizon
         self.instance_norm = instance_norm
@@ -246,13 +278,21 @@ class ForecastingTransformer(EncoderTrunk):
         self.context_length = context_length
         self.patch_len = patch_len
         self.n_tokens = n_tokens
-        self.pad = self.tokenizer.pad(context_length)
         self.head_kind = head
-        if head == "fourier":
-            self.output_projection = nn.Linear(self.d_model, c * patch_len)
-            self.head: nn.Module = FourierExtrapolation(horizon, n_harm)
+        if variate:  # each channel's token decoded to its context (Fourier) or its horizon
+            self.pad = 0
+            if head == "fourier":
+                self.output_projection = nn.Linear(self.d_model, context_length)
+                self.head: nn.Module = FourierExtrapolation(horizon, n_harm)
+            else:
+                self.head = TokenForecastHead(self.d_model, horizon, self.dropout_rate)
         else:
-            self.head = LinearForecastHead(n_tokens, self.d_model, horizon, c, self.dropout_rate)
+            self.pad = self.tokenizer.pad(context_length)
+            if head == "fourier":
+                self.output_projection = nn.Linear(self.d_model, c * patch_len)
+                self.head = FourierExtrapolation(horizon, n_harm)
+            else:
+                self.head = LinearForecastHead(n_tokens, self.d_model, horizon, c, self.dropout_rate)
         self.anchor = (LinearAnchor(context_length, horizon, n_channels, anchor_period)
                        if anchor else None)  # fmt: skip
         self.register_buffer("blend", torch.ones(()))
@@ -305,7 +345,12 @@ class ForecastingTransformer(EncoderTrunk):
         if self.channel_independent:
             x = x.permute(0, 2, 1).reshape(b * c, n, 1)
         h, _, _ = self.encode(x)
-        if self.head_kind == "fourier":
+        if getattr(self, "tokens", "patch") == "variate":  # h (B, C, d_model): a token per channel
+            if self.head_kind == "fourier":
+                out = self.head(self.output_projection(h).transpose(1, 2))
+            else:
+                out = self.head(h).transpose(1, 2)
+        elif self.head_kind == "fourier":
             bc, c_in = x.shape[0], x.shape[2]
             seq = self.output_projection(h).reshape(bc, self.n_tokens * self.patch_len, c_in)
             out = self.head(seq[:, self.pad :])

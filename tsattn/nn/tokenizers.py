@@ -3,7 +3,8 @@
 A tokeniser is a module called as ``tokenizer(x, mask) -> (tokens, token_mask)`` with ``x`` the
 standardised series ``(B, N, C)`` (zero at padded steps), ``mask`` ``(B, N)`` bool (True = a real
 step) or None, ``tokens`` ``(B, N', d_model)`` and ``token_mask`` ``(B, N')`` or None; its
-``n_tokens(n)`` says how many tokens a series of ``n`` steps gives. The trunk takes a factory
+``n_tokens(n)`` says how many tokens a series of ``n`` steps gives, and ``positional`` whether its
+tokens are ordered in time (the trunk adds positions to those only). The trunk takes a factory
 ``d_model -> tokeniser`` (e.g. ``functools.partial(PatchTokenizer, n_channels, patch_len=16)``), so a
 new tokeniser (strided convolution, overlapping patches...) is one class here and one argument there.
 """
@@ -28,6 +29,7 @@ __all__ = [
     "ConvTokenizer",
     "RocketTokenizer",
     "ConvRocketTokenizer",
+    "VariateTokenizer",
     "minirocket_kernels",
     "TOKENIZERS",
     "tokenizer_factory",
@@ -36,6 +38,8 @@ __all__ = [
 
 class StepTokenizer(nn.Module):
     """One token per time step: ``Linear(C, d_model)`` times ``sqrt(d_model)`` (Zerveas et al.)."""
+
+    positional = True
 
     def __init__(self, n_channels: int, d_model: int) -> None:
         super().__init__()
@@ -59,6 +63,8 @@ class PatchTokenizer(nn.Module):
     step (:meth:`pad` steps). With a mask, a patch is real when one of its steps is. ``patch_len=1``
     is one token per step.
     """
+
+    positional = True
 
     def __init__(self, n_channels: int, d_model: int, patch_len: int = 16) -> None:
         super().__init__()
@@ -106,6 +112,8 @@ class ConvTokenizer(nn.Module):
     series' first step), BatchNorm-standardised over the real steps, as ``n_channels`` more
     input channels: the slopes that shape-based classifiers (e.g. MultiRocket) read directly.
     """
+
+    positional = True
 
     def __init__(
         self, n_channels: int, d_model: int, n_down: int = 0, kernel_size: int = 5,
@@ -194,6 +202,8 @@ class RocketTokenizer(nn.Module):
     gradient flows through the kernels. A series of ``n`` steps gives ``ceil(n / 2**n_down)``
     tokens; a token is real when its segment holds a real step.
     """
+
+    positional = True
 
     def __init__(
         self, n_channels: int, d_model: int, n_down: int = 0, max_len: int = 9,
@@ -286,6 +296,8 @@ class ConvRocketTokenizer(nn.Module):
     """The sum of a :class:`ConvTokenizer`'s and a :class:`RocketTokenizer`'s tokens (same
     ``n_down``, so the same tokens): the learned stem beside the fixed random-kernel features."""
 
+    positional = True
+
     def __init__(self, n_channels: int, d_model: int, n_down: int = 0, max_len: int = 9,
                  **conv: Any) -> None:  # fmt: skip
         super().__init__()
@@ -307,6 +319,32 @@ class ConvRocketTokenizer(nn.Module):
         ``pooled``, also the stem's pooled blocks (:meth:`ConvTokenizer.forward`)."""
         out = self.conv(x, mask, pooled=pooled)
         return (out[0] + self.rocket(x, mask)[0], *out[1:])
+
+
+class VariateTokenizer(nn.Module):
+    """One token per channel (iTransformer, Liu et al. 2024): each channel's whole window of
+    ``context_length`` steps mapped linearly to ``d_model``, so attention runs across channels.
+
+    ``x (B, L, C)`` -> ``(tokens (B, C, d_model), None)``; windows are complete (no mask). The
+    tokens are not ordered in time: the trunk adds no positions to them.
+    """
+
+    positional = False
+
+    def __init__(self, n_channels: int, d_model: int, context_length: int) -> None:
+        super().__init__()
+        self.n_channels, self.d_model = int(n_channels), d_model
+        self.projection = nn.Linear(int(context_length), d_model)
+
+    def n_tokens(self, n: int) -> int:
+        return self.n_channels
+
+    def forward(
+        self, x: torch.Tensor, mask: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, None]:
+        if mask is not None:
+            raise ValueError("variate tokens take complete windows; mask must be None.")
+        return self.projection(x.transpose(1, 2)), None
 
 
 #: Tokeniser name -> class; each takes ``(n_channels, d_model, **params)``.

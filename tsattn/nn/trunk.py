@@ -17,7 +17,7 @@ import torch
 from torch import nn
 
 from tsattn.attention import AttentionSpec, check_model_size, resolve_attention
-from tsattn.layers import SinusoidalPositionalEncoding
+from tsattn.layers import Dropout, SinusoidalPositionalEncoding
 from tsattn.nn.encoder import EncoderLayer, TransformerEncoder
 
 __all__ = ["EncoderTrunk"]
@@ -69,7 +69,9 @@ class EncoderTrunk(nn.Module):
         self.tokenizer = tokenizer(self.d_model)
         if max_len is not None:
             spec = spec.sized(self.tokenizer.n_tokens(int(max_len)))
-        self.positions = SinusoidalPositionalEncoding(self.d_model, dropout)
+        # tokens ordered in time get positions; others (one per channel) their dropout only
+        self.positions = (SinusoidalPositionalEncoding(self.d_model, dropout)
+                          if getattr(self.tokenizer, "positional", True) else Dropout(dropout))  # fmt: skip
         self.encoder = TransformerEncoder(
             [
                 EncoderLayer(
