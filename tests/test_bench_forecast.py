@@ -589,3 +589,18 @@ def test_results_written_before_a_column_was_added_are_kept(tmp_path):
     results = _run(_config(baselines=["naive_last"]), tmp_path)
     assert tuple(results.columns) == RESULT_COLUMNS and len(results) == 2
     assert results.set_index("model").loc["naive_last", "mse"] == pytest.approx(old["mse"].iloc[0])
+
+
+@pytest.mark.integration
+def test_fits_in_worker_processes_give_the_rows_of_one_process(tmp_path):
+    """--n-jobs: the same fits in worker processes (rows in any order, the same numbers)."""
+    config = _config(attentions=["softmax", "bn"], horizons=[4, 6], seeds=[0, 1])
+    serial = _run(config, tmp_path / "serial")
+    parallel = run_forecast_benchmark(config, tmp_path / "parallel", log=lambda *_: None, n_jobs=2,
+                                      frames={"exchange_rate": _frame()})  # fmt: skip
+    key = ["horizon", "model", "seed"]
+    a, b = (r.sort_values(key).reset_index(drop=True) for r in (serial, parallel))
+    assert len(a) == len(b) == 3 * 2 + 2 * 2 * 2
+    pd.testing.assert_series_equal(a["mse"], b["mse"], rtol=1e-5)
+    assert (tmp_path / "parallel" / "results.md").is_file()
+    assert (tmp_path / "parallel" / "plots" / "exchange_rate_test_h6.png").is_file()

@@ -194,8 +194,8 @@ def _fit_tsattn(config, data: _Data, horizon, model, seed, contexts, targets, pi
     return scores, row, est
 
 
-def _run_one(config, data: _Data, horizon: int, model: str, seed: int, contexts, targets, picks,
-             tsattn_steps: dict) -> tuple[Any, dict]:  # fmt: skip
+def _run_one(config, data: _Data, horizon: int, model: str, seed: int, contexts, targets,
+             picks) -> tuple[Any, dict]:  # fmt: skip
     """One model's :class:`~tsattn.benchmarks.forecast_scores.Scores` over every window (its kept
     samples with them) and its row of results."""
     if model in BASELINES:
@@ -210,16 +210,15 @@ def _run_one(config, data: _Data, horizon: int, model: str, seed: int, contexts,
         return scores, {**scores.row(), "fit_s": 0.0, "predict_s": time.perf_counter() - t0}
     if model in PEERS:  # neuralforecast returns every window at once: scored in chunks all the same
         steps = config.peer_steps
-        if steps == "auto":
-            steps = tsattn_steps.get(horizon) or _auto_steps(config, data, horizon)
+        if steps == "auto":  # the steps TSForecaster takes on the same data
+            steps = _auto_steps(config, data, horizon)
         batch = int(config.params.get("batch_size", _default("batch_size")))
         pred, info = peer_forecasts(model, data.series, targets, data.context, horizon, data.n_val,
                                     data.n_scored, seed, int(steps), batch, config.device)  # fmt: skip
         scores = score_windows(lambda where, _: {"pred": pred[where]}, contexts, targets, picks)
         return scores, {**scores.row(), "fit_s": info["fit_s"], "predict_s": 0.0,
                         "n_steps": info["n_steps"]}  # fmt: skip
-    scores, row, est = _fit_tsattn(config, data, horizon, model, seed, contexts, targets, picks)
-    tsattn_steps.setdefault(horizon, est.n_steps_)
+    scores, row, _ = _fit_tsattn(config, data, horizon, model, seed, contexts, targets, picks)
     return scores, row
 
 
@@ -236,7 +235,8 @@ def _auto_steps(config: ForecastBenchmark, data: _Data, horizon: int) -> int:
     est = TSForecaster(horizon, data.context, **config.params)
     n_rows = len(data.train) - (0 if config.split == "test" else
                                 int(np.ceil(est.validation_fraction * len(data.train))))  # fmt: skip
-    n = (n_rows - data.context - horizon + 1) * (data.train.shape[1] if est.channel_independent else 1)
+    est.n_channels_ = data.train.shape[1]
+    n = (n_rows - data.context - horizon + 1) * (est.n_channels_ if est._independent() else 1)
     return est._budget(n).steps
 
 
@@ -246,19 +246,59 @@ def _key(*values) -> tuple[str, ...]:
     return tuple(str(v) for v in values)
 
 
+class _Cache:
+    """Each dataset's :class:`_Data` of this process, loaded once (the run's and each worker's)."""
+
+    def __init__(self, config: ForecastBenchmark, frames: dict[str, pd.DataFrame] | None) -> None:
+        self.config, self.frames, self.data = config, frames, {}
+
+    def __call__(self, source: str) -> _Data:
+        from tsattn.datasets import load_forecasting
+
+        if source not in self.data:
+            frame = self.frames[source] if self.frames is not None else load_forecasting(source)
+            self.data[source] = _Data(self.config, source, frame)
+        return self.data[source]
+
+
+def _fit_job(config: ForecastBenchmark, cache: _Cache, source: str, horizon: int, model: str,
+             seed: int) -> tuple[dict | None, Any]:  # fmt: skip
+    """One fit of the run, in this process or a worker: ``(row, scores or None)``. A failure is
+    recorded in the row; a peer that cannot fit in memory gives ``(None, reason)``."""
+    data = cache(source)
+    contexts, targets = data.splits.windows(data.part, horizon)  # views: no copy
+    if model in PEERS and (why := memory_problem(*targets.shape)):
+        return None, f"{model} seed={seed}: skipped, {why}"  # no row: a larger machine runs it
+    picks = np.linspace(0, len(contexts) - 1, max(config.n_plot, 0)).astype(int)
+    base = dict(dataset=data.name, split=config.split, horizon=horizon,
+                context_length=data.context, n_windows=len(contexts), model=model, seed=seed,
+                status="ok", error="", threads=_threads())  # fmt: skip
+    try:
+        scores, row = _run_one(config, data, horizon, model, seed, contexts, targets, picks)
+    except KeyboardInterrupt:
+        raise
+    except Exception as err:  # recorded; the run goes on
+        scores, row = None, {"status": "failed", "error": repr(err)[:300]}
+    return {**base, **row}, scores
+
+
 def run_forecast_benchmark(
     config: ForecastBenchmark, out: str | Path, frames: dict[str, pd.DataFrame] | None = None,
     log: Callable[[str], None] = print, command: str | None = None, progress: bool = False,
+    n_jobs: int = 1,
 ) -> pd.DataFrame:  # fmt: skip
     """Run every missing (dataset, horizon, model, seed) of ``config``, appending to
     ``out/results.csv``; write ``results.md``, ``config.json`` and ``plots/``. ``frames`` replaces
     :func:`tsattn.datasets.load_forecasting` (tests). ``progress``: a bar over the fits to run,
-    naming the one running (a peer's fit on a CPU can take half an hour). Returns every row
-    recorded in ``out``."""
+    naming the one running (a peer's fit on a CPU can take half an hour). ``n_jobs > 1``: the
+    fits run in that many worker processes (joblib), each with its share of the cores' torch
+    threads, rows appended as they finish. Returns every row recorded in ``out``."""
+    from joblib import Parallel, delayed
     from tqdm.auto import tqdm
 
+    from tsattn._parallel import worker_threads
     from tsattn.benchmarks.forecast_report import plot_samples, save_samples, write_report
-    from tsattn.datasets import forecasting_entry, load_forecasting
+    from tsattn.datasets import forecasting_entry
 
     peers = check_config(config)
     out = Path(out)
@@ -274,59 +314,73 @@ def run_forecast_benchmark(
         else:  # the columns first, so that the file reads back whenever the run stops
             pd.DataFrame(columns=RESULT_COLUMNS).to_csv(csv, index=False)
     _write_config(out, config, command)
-    tsattn_models = config.model_names()
     seeds, peer_seeds = list(config.seeds), list(config.peer_seeds or config.seeds)
-    jobs = [(m, 0) for m in config.baselines] + [(m, s) for s in seeds for m in tsattn_models]
-    jobs += [(m, s) for s in peer_seeds for m in peers]
-    todo = sum(_key(forecasting_entry(source)[0], config.split, h, m, s) not in done
-               for source in config.datasets for h in config.setting(source)[1] for m, s in jobs)
-    bar = tqdm(total=todo, desc="bench forecast", unit="fit", disable=not progress or not todo)
-    for source in config.datasets:
-        frame = frames[source] if frames is not None else load_forecasting(source)
-        dataset = forecasting_entry(source)[0]  # a file's stem names its rows and plots
-        data = _Data(config, source, frame)
-        tsattn_steps: dict[int, int] = {}
-        for horizon in data.horizons:
-            contexts, targets = data.splits.windows(data.part, horizon)  # views: no copy
-            picks = np.linspace(0, len(contexts) - 1, max(config.n_plot, 0)).astype(int)
-            for model, seed in jobs:
-                key = _key(dataset, config.split, horizon, model, seed)
-                if key in done:
-                    continue
-                bar.set_postfix_str(f"{dataset} h={horizon} {model} seed={seed}")  # under way
-                if model in PEERS and (why := memory_problem(*targets.shape)):
-                    log(f"{dataset} {config.split} h={horizon} {model} seed={seed}: skipped, {why}")
-                    bar.update()
-                    continue  # no row written: a rerun on a larger machine runs it
-                base = dict(dataset=dataset, split=config.split, horizon=horizon,
-                            context_length=data.context, n_windows=len(contexts), model=model,
-                            seed=seed, status="ok", error="", threads=_threads())  # fmt: skip
-                try:
-                    scores, row = _run_one(config, data, horizon, model, seed, contexts, targets,
-                                           picks, tsattn_steps)  # fmt: skip
-                except KeyboardInterrupt:
-                    bar.close()
-                    _write_config(out, config, command, status="interrupted")
-                    raise BenchmarkInterrupted(
-                        pd.read_csv(csv),
-                        f"interrupted during {model} seed {seed}, {dataset} h={horizon}; finished "
-                        f"fits are in {csv}; rerun the same command to resume.",
-                    ) from None
-                except Exception as err:  # recorded; the run goes on
-                    scores, row = None, {"status": "failed", "error": repr(err)[:300]}
-                _append(csv, {**base, **row})
-                done.add(key)
-                bar.update()
+    models = [(m, 0) for m in config.baselines] + [(m, s) for s in seeds for m in config.model_names()]
+    models += [(m, s) for s in peer_seeds for m in peers]
+    todo = [(source, h, m, s) for source in config.datasets for h in config.setting(source)[1]
+            for m, s in models
+            if _key(forecasting_entry(source)[0], config.split, h, m, s) not in done]  # fmt: skip
+    left = {}  # fits left per (dataset, horizon): its plots are drawn when none is
+    for source, h, _, _ in todo:
+        left[source, h] = left.get((source, h), 0) + 1
+    cache = _Cache(config, frames)
+    bar = tqdm(total=len(todo), desc="bench forecast", unit="fit", disable=not progress or not todo)
+
+    running = "in the worker processes"
+
+    def run() -> Any:
+        nonlocal running
+        if n_jobs == 1:
+            for source, h, m, s in todo:
+                running = f"during {m} seed {s}, {forecasting_entry(source)[0]} h={h}"
+                bar.set_postfix_str(f"{forecasting_entry(source)[0]} h={h} {m} seed={s}")
+                yield (source, h), _fit_job(config, cache, source, h, m, s)
+            return
+        threads = worker_threads(n_jobs, None)
+        jobs = (delayed(_fit_one_of)(config, frames, job, threads) for job in todo)
+        yield from Parallel(n_jobs=n_jobs, return_as="generator_unordered")(jobs)
+
+    try:
+        for (source, horizon), (row, scores) in run():
+            bar.update()
+            data = cache(source)
+            if row is None:
+                log(f"{data.name} {config.split} h={horizon} {scores}")
+            else:
+                _append(csv, row)
                 msg = (f"mse={row['mse']:.4f} mae={row['mae']:.4f}" if "mse" in row
                        else f"FAILED {row['error']}")  # fmt: skip
-                log(f"{dataset} {config.split} h={horizon} {model} seed={seed}: {msg}")
+                log(f"{data.name} {config.split} h={horizon} {row['model']} seed={row['seed']}: {msg}")
                 if scores is not None:
-                    save_samples(out, data, horizon, model, contexts, targets, scores, seed)
-            plot_samples(out, data, horizon)
-        write_report(out, pd.read_csv(csv))
+                    contexts, targets = data.splits.windows(data.part, horizon)
+                    save_samples(out, data, horizon, row["model"], contexts, targets, scores,
+                                 row["seed"])  # fmt: skip
+            left[source, horizon] -= 1
+            if not left[source, horizon]:
+                plot_samples(out, data, horizon)
+                if not any(n for (src, _), n in left.items() if src == source):
+                    write_report(out, pd.read_csv(csv))
+    except KeyboardInterrupt:
+        bar.close()
+        _write_config(out, config, command, status="interrupted")
+        raise BenchmarkInterrupted(
+            pd.read_csv(csv),
+            f"interrupted {running} after {bar.n} of {len(todo)} fits; finished fits are in "
+            f"{csv}; rerun the same command to resume.",
+        ) from None
     bar.close()
+    write_report(out, pd.read_csv(csv))
     _write_config(out, config, command, status="finished")
     return pd.read_csv(csv)
+
+
+def _fit_one_of(config, frames, job, threads):
+    """A worker process's fit, with its share of the cores: ``((source, horizon), (row, scores))``."""
+    import torch
+
+    torch.set_num_threads(threads)
+    source, horizon, model, seed = job
+    return (source, horizon), _fit_job(config, _Cache(config, frames), source, horizon, model, seed)
 
 
 def _threads() -> int:

@@ -158,6 +158,9 @@ def _register_forecast(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--device", default="cpu")
     p.add_argument("--out", type=Path, default=Path("results/forecast"),
                    help="output folder, resumed if it holds results (default: %(default)s)")
+    p.add_argument("--n-jobs", type=positive_int, default=1,
+                   help="fits at once, each in its own process with its share of the cores' "
+                   "threads (default 1)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=_forecast)
 
@@ -199,7 +202,8 @@ def _forecast(args: argparse.Namespace) -> int:
         raise CommandError(str(err)) from None
     out = output_dir(args.out)
     command = "tsattn " + " ".join(shlex.quote(a) for a in getattr(args, "argv", []))
-    results = run_forecast_benchmark(config, out, command=command, progress=not args.quiet)
+    results = run_forecast_benchmark(config, out, command=command, progress=not args.quiet,
+                                     n_jobs=args.n_jobs)  # fmt: skip
     ok = results[results["status"] == "ok"]
     print(ok.groupby(["dataset", "horizon", "model"], sort=False)[["mse", "mae"]].mean().to_string())
     print(f"wrote {out / 'results.csv'} and {out / 'results.md'}")
