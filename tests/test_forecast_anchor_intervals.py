@@ -338,3 +338,33 @@ def test_quantile_table_interpolates_and_scales_with_the_context_spread():
     wide = _intervals.quantiles(forecasts[:1], 3 * contexts[:1], table, floor, np.array([0.9]))
     narrow = _intervals.quantiles(forecasts[:1], contexts[:1], table, floor, np.array([0.9]))
     np.testing.assert_allclose(wide, 3 * narrow, rtol=0.01)
+
+
+def test_crossfit_forecasts_each_block_of_time_from_windows_outside_it():
+    """The intervals' second source of errors: each fifth of the training windows forecast by the
+    level-free ridge fitted on the windows that read none of its rows."""
+    rng = np.random.default_rng(0)
+    series = np.cumsum(rng.normal(size=(400, 2)), axis=0)
+    starts = np.arange(400 - 16 - 6 + 1)
+    contexts, forecasts, targets = _anchor.crossfit_errors(series, starts, 16, 6,
+                                                           np.random.default_rng(1), 10_000)
+    assert contexts.shape == (len(starts), 16, 2) and forecasts.shape == targets.shape == (len(starts), 6, 2)
+    block = starts[: -(-len(starts) // 5)]  # the first fifth, all of its windows kept
+    outside = starts[starts >= block.max() + 22]
+    fit = _anchor.fit_anchor("nlinear", series, outside, 16, 6, 1, np.random.default_rng(1))
+    windows = series[block[:, None] + np.arange(22)]
+    np.testing.assert_allclose(forecasts[: len(block)], fit.forecast(windows[:, :16]), rtol=1e-12)
+    np.testing.assert_array_equal(targets[: len(block)], windows[:, 16:])
+
+
+def test_pooled_calibration_is_the_table_of_every_error():
+    rng = np.random.default_rng(0)
+    a = [rng.normal(size=(30, 8, 2)), rng.normal(size=(30, 4, 2)), rng.normal(size=(30, 4, 2))]
+    b = [rng.normal(size=(50, 8, 2)), rng.normal(size=(50, 4, 2)), 3 * rng.normal(size=(50, 4, 2))]
+    table, floor = _intervals.calibrate(*a, extra=tuple(b))
+    alone, same_floor = _intervals.calibrate(*a)
+    assert floor == same_floor  # the floor comes from the validation contexts
+    errors = [(t - f) / _intervals.spread(c, floor) for c, f, t in (a, b)]
+    pooled = np.concatenate([e.transpose(1, 0, 2).reshape(4, -1) for e in errors], axis=1)
+    np.testing.assert_allclose(table, np.quantile(pooled, _intervals.LEVELS, axis=1))
+    assert (table[-1] > alone[-1]).all()  # the wider second source widens the upper quantiles

@@ -28,8 +28,8 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-__all__ = ["ANCHORS", "AnchorFit", "candidates", "choose", "cycle_profile", "fit_anchor",
-           "fit_blend", "fit_linear_anchor", "last_value_anchor"]
+__all__ = ["ANCHORS", "AnchorFit", "candidates", "choose", "crossfit_errors", "cycle_profile",
+           "fit_anchor", "fit_blend", "fit_linear_anchor", "last_value_anchor"]
 
 ANCHORS = ("auto", "linear", "nlinear", "last", "cycle", "ncycle")
 #: The anchors fitted by ridge regression on the training windows, and their ``relative`` flag.
@@ -179,3 +179,40 @@ def choose(anchor: str, series: np.ndarray, starts: np.ndarray, period: int,
         if best is None or error < best[0]:
             best = (error, fit, blend, blended)
     return best[1], best[2], best[3]
+
+
+#: Blocks of time the training windows are cut into by :func:`crossfit_errors`.
+CROSSFIT_FOLDS = 5
+
+
+def crossfit_errors(series: np.ndarray, starts: np.ndarray, context_length: int, horizon: int,
+                    rng: np.random.Generator, max_windows: int) -> tuple[np.ndarray, ...] | None:  # fmt: skip
+    """Out-of-fold forecasts over the whole training period: the training windows ``starts`` of
+    ``series (T, C)`` cut into :data:`CROSSFIT_FOLDS` blocks of time, the level-free ridge
+    (``nlinear``) fitted on the windows wholly outside each block's rows forecasts at most
+    ``max_windows`` of the block's windows (a random subset). Returns ``(contexts, forecasts,
+    targets)``, each ``(n, steps, C)``, or None when no block has training windows outside it.
+    These errors span every regime of the training rows, where the validation windows hold one."""
+    starts = np.sort(np.asarray(starts))
+    span = context_length + horizon
+    block = np.minimum((np.arange(len(starts)) * CROSSFIT_FOLDS) // max(len(starts), 1),
+                       CROSSFIT_FOLDS - 1)  # fmt: skip
+    per_block = max(1, max_windows // CROSSFIT_FOLDS)
+    parts = []
+    for b in range(CROSSFIT_FOLDS):
+        inside = starts[block == b]
+        if not len(inside):
+            continue
+        lo, hi = inside.min(), inside.max() + span  # the rows the block's windows read
+        outside = starts[(starts + span <= lo) | (starts >= hi)]
+        if len(outside) < 2 * context_length:
+            continue
+        fit = fit_anchor("nlinear", series, outside, context_length, horizon, 1, rng)
+        if len(inside) > per_block:
+            inside = np.sort(rng.choice(inside, size=per_block, replace=False))
+        windows = series[inside[:, None] + np.arange(span)]  # (n, L + h, C)
+        parts.append((windows[:, :context_length], fit.forecast(windows[:, :context_length]),
+                      windows[:, context_length:]))  # fmt: skip
+    if not parts:
+        return None
+    return tuple(np.concatenate(p) for p in zip(*parts))

@@ -300,7 +300,11 @@ class TSForecaster(_series.WindowScores, BaseTSEstimator):
             self.anchor_ = fit.name
             self.module_.set_anchor(fit.weight, fit.bias, fit.cycle)
             self.module_.set_blend(self.blend_)
-        self.interval_table_, self.interval_floor_ = _intervals.calibrate(contexts, forecast, targets)
+        crossfit = _anchor.crossfit_errors(
+            train_data.x.double().cpu().numpy(), train_data.starts.cpu().numpy(),
+            self.context_length, self.horizon, rng, max(1, MAX_VALID_SAMPLES // self.n_channels_))
+        self.interval_table_, self.interval_floor_ = _intervals.calibrate(
+            contexts, forecast, targets, crossfit)  # fmt: skip
 
     def _scale(self, values: np.ndarray) -> np.ndarray:
         return (values - self.channel_mean_) / self.channel_scale_
