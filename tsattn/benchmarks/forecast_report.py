@@ -277,10 +277,9 @@ def plot_samples(out: Path, data, horizon: int) -> None:
     path = _samples_path(out, data.name, data.part, horizon)
     if not path.is_file():
         return
-    import matplotlib
+    from tsattn._plotting import pyplot
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot("the forecast benchmark's sample plots")
 
     arrays = dict(np.load(path))
     models = _order([k.split(":", 1)[1] for k in arrays if k.startswith("pred:")])
