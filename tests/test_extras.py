@@ -39,5 +39,5 @@ def test_a_plot_without_matplotlib_names_the_extra(monkeypatch, tmp_path):
 
 def test_the_test_bootstrap_installs_every_extra_the_tests_import():
     text = (ROOT / "scripts" / "bootstrap.sh").read_text(encoding="utf-8")
-    for extra in ("test", "sktime", "tune", "stats", "dask", "bench"):
+    for extra in ("test", "sktime", "tune", "stats", "dask", "bench", "docs"):
         assert extra in text.split('extras="[', 1)[1].split("]", 1)[0].split(","), extra
