@@ -4,6 +4,7 @@ the same in a fresh environment without matplotlib."""
 
 from __future__ import annotations
 
+import ast
 import sys
 from pathlib import Path
 
@@ -41,3 +42,17 @@ def test_the_test_bootstrap_installs_every_extra_the_tests_import():
     text = (ROOT / "scripts" / "bootstrap.sh").read_text(encoding="utf-8")
     for extra in ("test", "sktime", "tune", "stats", "dask", "bench", "docs"):
         assert extra in text.split('extras="[', 1)[1].split("]", 1)[0].split(","), extra
+
+
+def test_every_matplotlib_import_goes_through_the_plotting_module():
+    """So that every plot without the extra fails with the message naming it."""
+    direct = []
+    for path in sorted((ROOT / "tsattn").rglob("*.py")):
+        if path.name == "_plotting.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            if any(n == "matplotlib" or n.startswith("matplotlib.") for n in names):
+                direct.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert not direct, f"use tsattn._plotting.pyplot(...) instead of importing matplotlib: {direct}"

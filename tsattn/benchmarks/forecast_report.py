@@ -151,10 +151,9 @@ def _zoo(ok: pd.DataFrame, out: Path) -> list[str]:
 
 
 def _plot_zoo(rel: pd.DataFrame, path: Path, base: str) -> None:
-    import matplotlib
+    from tsattn._plotting import pyplot
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot("the forecast benchmark's settings plot")
 
     fig, ax = plt.subplots(figsize=(8, 0.28 * len(rel) + 1.5))
     y = np.arange(len(rel))
