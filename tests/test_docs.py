@@ -13,6 +13,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 import tsattn
 
 from ._product_support import require
@@ -78,3 +80,12 @@ def test_the_site_builds_with_warnings_as_errors(tmp_path):
     assert notebooks and all((html / "notebooks" / f"{n}.html").is_file() for n in notebooks)
     assert not (html / "results").exists(), "docs/results/ holds records, not pages"
     print(f"docs built in {time.perf_counter() - start:.1f} s")
+
+
+def test_a_missing_docs_extra_fails_in_ci_and_skips_elsewhere(monkeypatch):
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match=r"no_such_module_xyz not installed.*\[docs\]"):
+        require(["no_such_module_xyz"], "docs")
+    monkeypatch.delenv("CI")
+    with pytest.raises(pytest.skip.Exception):
+        require(["no_such_module_xyz"], "docs")
