@@ -2,7 +2,8 @@
 # Sets up the project environment .venv and installs tsattn into it; never asks, never touches
 # the system Python (PEP 668: Debian's and Ubuntu's refuse `pip install` outside an environment).
 #   bash scripts/bootstrap.sh        # the library and its command line
-#   bash scripts/bootstrap.sh test   # plus the test, sktime, optuna, statsmodels and dask extras
+#   bash scripts/bootstrap.sh test   # plus the test, sktime, optuna, statsmodels, dask, bench
+#                                    # (matplotlib) and docs (sphinx) extras
 # then run everything with .venv/bin/python (no activation needed).
 #
 # Which environment .venv is:
@@ -83,6 +84,6 @@ if ! "$VPY" -c "import torch" >/dev/null 2>&1; then
   "$VPY" -m pip install --disable-pip-version-check -q "torch==2.13.0"
 fi
 extras=""
-if [ "${1:-}" = "test" ]; then extras="[test,sktime,tune,stats,dask]"; fi
+if [ "${1:-}" = "test" ]; then extras="[test,sktime,tune,stats,dask,bench,docs]"; fi
 "$VPY" -m pip install --disable-pip-version-check -q -e ".${extras}"
 "$VPY" -c "import sys, torch, tsattn; print(f'bootstrap: tsattn {tsattn.__version__} in {sys.prefix}, torch {torch.__version__}, cuda available: {torch.cuda.is_available()}')"

@@ -22,6 +22,7 @@ FLOORS = {
     "tsattn._filelock": 0,
     "tsattn._validation": 0,
     "tsattn._parallel": 0,
+    "tsattn._plotting": 0,
     "tsattn._input": 1,
     "tsattn.datasets": 1,
     "tsattn.layers": 1,

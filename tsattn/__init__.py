@@ -14,7 +14,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
-__version__ = "0.1.0"
+from tsattn._version import __version__
 
 _LAZY = {
     "TSClassifier": "tsattn.estimators",

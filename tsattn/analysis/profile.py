@@ -192,10 +192,9 @@ def growth_exponents(df, metrics: Sequence[str] = ("time_train_s", "mem_train_by
 def plot_ratios(df, path: str | Path, metrics: Sequence[str] = ("flops_train", "mem_train_bytes", "time_train_s")) -> Path:
     """Ratio to softmax vs ``N``, one line per ``D``, one panel per (variant, metric), as in 001
     Fig. 1-4. Writes a PNG with matplotlib's Agg backend and returns its path."""
-    import matplotlib
+    from tsattn._plotting import pyplot
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot("plot_ratios")
 
     variants = [v for v in dict.fromkeys(df["variant"]) if v != "softmax"]
     if not variants:

@@ -45,7 +45,7 @@ class LinearAttention(SoftmaxAttention):
 
 @register_attention("linear_bn")
 class LinearBatchNormAttention(BatchNormAttention):
-    """Linear Attention-BN: ``phi(q - beta*mu) . phi(k - beta*mu)``.
+    """Linear Attention-BN: ``phi(q - beta*mu).phi(k - beta*mu)``.
 
     Parameters
     ----------

@@ -205,5 +205,6 @@ def variants_table() -> str:
             for hp in _declared(name)
         )
         maps = "yes" if getattr(cls, "supports_weights", False) else "no"
-        lines.append(f"| `{name}` | {cls.summary} | {hypers or '-'} | {maps} |")
+        summary = cls.summary.replace("*", r"\*")  # beta*mu is a product, not emphasis
+        lines.append(f"| `{name}` | {summary} | {hypers or '-'} | {maps} |")
     return "\n".join(lines) + "\n"

@@ -23,7 +23,7 @@ def softmax_weights(
     mask: torch.Tensor | None = None,
     attn_mask: torch.Tensor | None = None,
 ) -> torch.Tensor:
-    """The weights of softmax attention, ``softmax_j(q_i . k_j / sqrt(d))``, as a matrix.
+    """The weights of softmax attention, ``softmax_j(q_i.k_j / sqrt(d))``, as a matrix.
 
     ``q (B, H, Nq, d)``, ``k (B, H, Nk, d)``, key-padding ``mask (B, Nk)`` and/or a boolean
     ``attn_mask`` broadcastable to ``(B, H, Nq, Nk)`` (True = may attend, as SDPA's) ->

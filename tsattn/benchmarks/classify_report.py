@@ -181,10 +181,9 @@ def _partial_rows(archive: str, part: pd.DataFrame, core: list[str], higher: boo
 
 
 def _plots(table: pd.DataFrame, out: Path) -> list[str]:
-    import matplotlib
+    from tsattn._plotting import pyplot
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot("the classification report's plots")
 
     written = []
     acc = table[table.metric == "accuracy"]

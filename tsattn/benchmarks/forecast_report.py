@@ -151,10 +151,9 @@ def _zoo(ok: pd.DataFrame, out: Path) -> list[str]:
 
 
 def _plot_zoo(rel: pd.DataFrame, path: Path, base: str) -> None:
-    import matplotlib
+    from tsattn._plotting import pyplot
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot("the forecast benchmark's settings plot")
 
     fig, ax = plt.subplots(figsize=(8, 0.28 * len(rel) + 1.5))
     y = np.arange(len(rel))
@@ -277,10 +276,9 @@ def plot_samples(out: Path, data, horizon: int) -> None:
     path = _samples_path(out, data.name, data.part, horizon)
     if not path.is_file():
         return
-    import matplotlib
+    from tsattn._plotting import pyplot
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot("the forecast benchmark's sample plots")
 
     arrays = dict(np.load(path))
     models = _order([k.split(":", 1)[1] for k in arrays if k.startswith("pred:")])

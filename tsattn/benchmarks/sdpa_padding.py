@@ -65,10 +65,9 @@ def _case(d, n_q, n_k, train, bf16, repeats):
 
 
 def _plot(df: pd.DataFrame, path: Path) -> None:
-    import matplotlib
+    from tsattn._plotting import pyplot
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot("the SDPA padding benchmark's plot")
 
     fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
     for ax, mode in zip(axes, ("train", "inference"), strict=True):

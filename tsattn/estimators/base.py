@@ -11,9 +11,11 @@ the regressor, the single-series part is the forecaster (:mod:`tsattn.estimators
 from __future__ import annotations
 
 import io
+import os
 import warnings
 from dataclasses import dataclass
 from numbers import Real
+from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
@@ -24,6 +26,7 @@ from sklearn.utils.validation import check_random_state
 
 from tsattn._validation import POSITIVE_INT
 from tsattn.attention import AttentionSpec, check_model_size, get_attention_class, resolve_attention
+from tsattn.estimators import persistence
 from tsattn.estimators.params import attention_param, check_params, declare, param
 from tsattn.training import (
     PRECISIONS,
@@ -313,6 +316,57 @@ class BaseTSEstimator(BaseEstimator):
         raise NotImplementedError
 
     # ------------------------------------------------------------------ persistence
+    def save(self, path: str | os.PathLike) -> Path:
+        """Write this estimator to ``path``, with the versions of tsattn, torch and scikit-learn.
+
+        The file is a zip of ``metadata.json`` (model format, class, versions) and the pickled
+        estimator; :meth:`load` reads it back. Plain ``pickle``/``joblib`` work too and record the
+        same metadata (:mod:`tsattn.estimators.persistence`).
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The file to write (any name, e.g. ``"model.tsattn"``); an existing file is replaced.
+
+        Returns
+        -------
+        pathlib.Path
+            ``path``.
+        """
+        return persistence.save(self, path)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> BaseTSEstimator:
+        """The estimator that :meth:`save` wrote to ``path``.
+
+        Loads on the saved device when it exists here, on the CPU otherwise (``UserWarning``).
+        The file is unpickled: load only files you trust.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            A file written by :meth:`save`.
+
+        Returns
+        -------
+        estimator
+            An instance of this class (``TSClassifier.load`` refuses a saved ``TSRegressor``).
+
+        Raises
+        ------
+        ValueError
+            When ``path`` is not such a file, or was written in a newer model format than this
+            tsattn reads (upgrade tsattn).
+        TypeError
+            When the file holds another estimator class.
+
+        Warns
+        -----
+        InconsistentVersionWarning
+            When the versions of tsattn, torch or scikit-learn differ from those that saved it.
+        """
+        return persistence.load(path, cls)
+
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
         module = state.pop("module_", None)
@@ -321,9 +375,11 @@ class BaseTSEstimator(BaseEstimator):
             torch.save({k: v.detach().cpu() for k, v in module.state_dict().items()}, buffer)
             state["_module_state"] = buffer.getvalue()
         state.pop("device_", None)
+        state["_tsattn_saved"] = persistence.metadata(self)
         return state
 
     def __setstate__(self, state: dict) -> None:
+        persistence.check_state(state.pop("_tsattn_saved", None), type(self).__name__)
         blob = state.pop("_module_state", None)
         self.__dict__.update(state)
         if blob is None:

@@ -35,10 +35,18 @@ class TSClassifier(ClassifierMixin, CollectionEstimator):
 
     Attributes
     ----------
-    classes_ : labels, sorted. ``module_`` the trained network; ``history_`` one dict per epoch;
-    ``best_epoch_``; ``interrupted_`` (True when Ctrl-C stopped fit); ``n_channels_``;
-    ``series_length_``; ``channel_mean_``/``channel_scale_`` the training standardisation;
-    ``network_params_`` what rebuilds the network.
+    classes_ : ndarray (n_classes,)
+        The labels, sorted.
+    module_ : tsattn.nn.TSTransformer
+        The trained network; ``network_params_`` is what rebuilds it.
+    history_ : list of dict
+        One record per epoch; ``best_epoch_`` is the epoch whose weights were kept.
+    interrupted_ : bool
+        True when Ctrl-C stopped ``fit``.
+    n_channels_, series_length_ : int
+        Channels and length (the longest, for unequal lengths) of the training series.
+    channel_mean_, channel_scale_ : ndarray
+        The training standardisation.
     """
 
     # chosen by 3-fold CV on TRAIN across the UEA/UCR sets (docs/results/classify_cv/)

@@ -1,0 +1,157 @@
+"""Saved models that say which versions wrote them.
+
+A fitted estimator is saved in one of two ways, which hold the same state:
+
+- ``model.save(path)`` and ``TSClassifier.load(path)`` (likewise ``TSRegressor``, ``TSForecaster``):
+  a zip file with ``metadata.json`` (the model format, the estimator class and the versions of
+  tsattn, torch and scikit-learn that wrote it; readable with any zip tool) and ``estimator.pkl``.
+  ``load`` reads the metadata first, so a file from a newer model format fails with a clear message
+  before any of it is unpickled.
+- ``pickle`` or ``joblib``: the pickled state carries the same metadata and is checked the same way.
+
+Either way the network travels as a CPU ``state_dict`` and is rebuilt on load, on the saved device
+when it exists here and on the CPU otherwise (with a warning). Loading under other versions than
+those that saved the model warns with :class:`InconsistentVersionWarning`, naming both; a model
+format newer than this tsattn reads raises ``ValueError``. Both ways unpickle: load only files
+you trust.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import io
+import json
+import os
+import pickle
+import warnings
+import zipfile
+from pathlib import Path
+from typing import Any
+
+__all__ = ["FORMAT", "InconsistentVersionWarning", "check_metadata", "load", "metadata", "save"]
+
+#: The model format this tsattn writes and the newest it reads. Raise it when a saved model's
+#: state changes so that an older tsattn would misread it.
+FORMAT = 1
+
+_METADATA = "metadata.json"
+_PICKLE = "estimator.pkl"
+# Set while load() unpickles: the file's metadata has been checked, __setstate__ need not repeat it.
+_checked = contextvars.ContextVar("tsattn_metadata_checked", default=False)
+
+
+class InconsistentVersionWarning(UserWarning):
+    """A model loaded under other versions of tsattn, torch or scikit-learn than those that saved
+    it: it may fail to predict or predict differently. Refit it, or save it again under these
+    versions once checked."""
+
+
+def versions() -> dict[str, str]:
+    """The versions recorded with a saved model: ``{"tsattn": ..., "torch": ..., "scikit-learn": ...}``."""
+    import sklearn
+    import torch
+
+    from tsattn._version import __version__
+
+    return {"tsattn": __version__, "torch": torch.__version__, "scikit-learn": sklearn.__version__}
+
+
+def metadata(estimator: Any) -> dict[str, Any]:
+    """What a saved model records about itself: the model format, its class and :func:`versions`."""
+    cls = type(estimator)
+    return {"format": FORMAT, "class": f"{cls.__module__}.{cls.__qualname__}", "versions": versions()}
+
+
+def _public(version: str) -> str:
+    # torch's local tag (+cpu, +cu121) names the build, not the format: a GPU-trained model read
+    # by a CPU build of the same torch is the same model
+    return str(version).split("+", 1)[0]
+
+
+def check_metadata(meta: dict[str, Any] | None, what: str, stacklevel: int = 2) -> None:
+    """Raise for a model format newer than :data:`FORMAT`; warn for other versions than these.
+
+    Parameters
+    ----------
+    meta : dict or None
+        The metadata saved with the model (:func:`metadata`); None for a model saved by a tsattn
+        that recorded none (0.1.0 and before), which warns.
+    what : str
+        The model's class name, for the messages.
+    stacklevel : int, default=2
+        Passed to :func:`warnings.warn` (2: the warning points at the caller).
+
+    Raises
+    ------
+    ValueError
+        When the model was written in a newer model format than this tsattn reads.
+    """
+    from tsattn._version import __version__
+
+    if meta is None:
+        warnings.warn(
+            f"this {what} was saved by a tsattn that recorded no versions (0.1.0 or earlier); "
+            f"it is loaded by tsattn {__version__}. If it fails or predicts differently, refit it.",
+            InconsistentVersionWarning, stacklevel=stacklevel,
+        )  # fmt: skip
+        return
+    fmt = meta.get("format")
+    saved = dict(meta.get("versions") or {})
+    if not isinstance(fmt, int) or fmt > FORMAT:
+        raise ValueError(
+            f"this {what} was saved in tsattn's model format {fmt!r} (by tsattn "
+            f"{saved.get('tsattn', 'unknown')}); tsattn {__version__} reads formats up to {FORMAT}. "
+            "Upgrade tsattn (pip install -U tsattn) to load it."
+        )
+    now = versions()
+    differ = [f"{lib} {saved.get(lib, 'unknown')} (now {now[lib]})" for lib in now
+              if _public(saved.get(lib, "unknown")) != _public(now[lib])]  # fmt: skip
+    if differ:
+        warnings.warn(
+            f"this {what} was saved with {', '.join(differ)}; it may fail to predict or predict "
+            "differently. Refit it, or check it and save it again under these versions.",
+            InconsistentVersionWarning, stacklevel=stacklevel,
+        )  # fmt: skip
+
+
+def check_state(meta: dict[str, Any] | None, what: str) -> None:
+    """:func:`check_metadata` for ``__setstate__``, unless :func:`load` has checked the file."""
+    if not _checked.get():
+        check_metadata(meta, what, stacklevel=4)  # the user's pickle.load(s) -> __setstate__ -> here
+
+
+def save(estimator: Any, path: str | os.PathLike) -> Path:
+    """Write ``estimator`` to ``path`` (a zip of ``metadata.json`` and ``estimator.pkl``); return
+    the path."""
+    path = Path(path)
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr(_METADATA, json.dumps(metadata(estimator), indent=2) + "\n")
+        archive.writestr(_PICKLE, pickle.dumps(estimator, protocol=pickle.HIGHEST_PROTOCOL))
+    return path
+
+
+def load(path: str | os.PathLike, expected: type) -> Any:
+    """The estimator saved at ``path`` by :func:`save`, checked to be an instance of ``expected``."""
+    path = Path(path)
+    not_saved = (f"{str(path)!r} is not a model saved by tsattn's save() ({{}}); a pickle or "
+                 "joblib file loads with pickle.load or joblib.load.")  # fmt: skip
+    try:
+        archive = zipfile.ZipFile(path)
+    except zipfile.BadZipFile:
+        raise ValueError(not_saved.format("not a zip file")) from None
+    with archive:
+        if not {_METADATA, _PICKLE} <= set(archive.namelist()):
+            raise ValueError(not_saved.format(f"no {_METADATA} and {_PICKLE} in it"))
+        meta = json.loads(archive.read(_METADATA))
+        what = str(meta.get("class", "model")).rsplit(".", 1)[-1]
+        check_metadata(meta, what, stacklevel=4)  # the user's Estimator.load -> load -> here
+        blob = archive.read(_PICKLE)
+    token = _checked.set(True)
+    try:
+        estimator = pickle.load(io.BytesIO(blob))
+    finally:
+        _checked.reset(token)
+    if not isinstance(estimator, expected):
+        raise TypeError(f"{str(path)!r} holds a {type(estimator).__name__}, not a "
+                        f"{expected.__name__}; load it with {type(estimator).__name__}.load.")  # fmt: skip
+    return estimator
