@@ -26,6 +26,7 @@ from sklearn.utils.validation import check_random_state
 
 from tsattn._validation import POSITIVE_INT
 from tsattn.attention import AttentionSpec, check_model_size, get_attention_class, resolve_attention
+from tsattn.attention.hyperparameters import FloatRange
 from tsattn.estimators import persistence
 from tsattn.estimators.params import attention_param, check_params, declare, param
 from tsattn.training import (
@@ -74,7 +75,8 @@ class BaseTSEstimator(BaseEstimator):
     n_layers: int = param(3, [POSITIVE_INT], "Encoder layers.")
     dim_feedforward: int = param(256, [POSITIVE_INT], "Width of the feed-forward layers.")
     dropout: float = param(
-        0.2, [RATE], "Dropout on positions, residual branches, the feed-forward layer and the head."
+        0.2, [RATE], "Dropout on positions, residual branches, the feed-forward layer and the head.",
+        space=FloatRange(0.0, 0.3, step=0.05),
     )
     attention_dropout: float = param(
         0.0, [RATE], "Dropout on the attention weights. Any value > 0 makes CPU SDPA leave its "
@@ -117,7 +119,7 @@ class BaseTSEstimator(BaseEstimator):
     )
     lr: float = param(
         1e-3, [Interval(Real, 0, None, closed="neither")], "AdamW learning rate.",
-        hint="Typical rates: 1e-4 to 3e-3.",
+        hint="Typical rates: 1e-4 to 3e-3.", space=FloatRange(1e-4, 3e-3, log=True),
     )
     lr_schedule: str | None = param(
         "plateau", [StrOptions({"cosine", "plateau", "warmup_cosine"}), None], "Constant rate "
@@ -127,7 +129,8 @@ class BaseTSEstimator(BaseEstimator):
         "it keeps the final weights (the rate has decayed to 0) instead of the lowest training loss."
     )
     weight_decay: float = param(
-        0.05, [Interval(Real, 0, None, closed="left")], "AdamW weight decay."
+        0.05, [Interval(Real, 0, None, closed="left")], "AdamW weight decay.",
+        space=FloatRange(1e-4, 1e-1, log=True),
     )
     validation_fraction: float = param(
         0.0, [RATE], "Fraction of the training data held out (stratified for classification) to "

@@ -25,6 +25,7 @@ from typing import Any, TypeVar
 
 from tsattn._validation import check_value
 from tsattn.attention import hyperparameter_declarations
+from tsattn.attention.hyperparameters import Choice, FloatRange
 
 __all__ = [
     "ParamInfo",
@@ -40,11 +41,13 @@ T = TypeVar("T")
 
 
 def param(
-    default: Any, constraint: Sequence[Any], doc: str, *, kw_only: bool = True, hint: str = ""
+    default: Any, constraint: Sequence[Any], doc: str, *, kw_only: bool = True, hint: str = "",
+    space: FloatRange | Choice | None = None,
 ) -> Any:
-    """A parameter: its default, the values allowed, its documentation and an optional fix hint
-    added to the error for a bad value."""
-    meta = {"constraint": tuple(constraint), "doc": doc, "hint": hint}
+    """A parameter: its default, the values allowed, its documentation, an optional fix hint
+    added to the error for a bad value, and an optional tuning range (``space``), which
+    :func:`tsattn.tuning.search_space` reads as it reads the attention variants' own."""
+    meta = {"constraint": tuple(constraint), "doc": doc, "hint": hint, "space": space}
     return dataclasses.field(default=default, kw_only=kw_only, metadata=meta)
 
 
@@ -69,6 +72,7 @@ class ParamInfo:
     doc: str
     hint: str = ""
     attention: bool = False
+    space: FloatRange | Choice | None = None
 
 
 def _attention_info(name: str, value_default: Any) -> ParamInfo:
@@ -110,7 +114,8 @@ def declared_params(cls: type) -> dict[str, ParamInfo]:
             out[f.name] = _attention_info(f.name, f.default)
         else:
             out[f.name] = ParamInfo(f.name, f.default, str(origin.type), meta["constraint"],
-                                    meta["doc"], meta.get("hint", ""))  # fmt: skip
+                                    meta["doc"], meta.get("hint", ""),
+                                    space=meta.get("space"))  # fmt: skip
     return out
 
 
@@ -119,8 +124,18 @@ def _params_doc(infos: dict[str, ParamInfo]) -> str:
     for info in infos.values():
         kind = f"{info.type}, default={info.default!r}" if not info.attention else info.type
         lines.append(f"    {info.name} : {kind}")
-        lines.extend(_wrap(info.doc, indent=8))
+        lines.extend(_wrap(info.doc + _space_doc(info.space), indent=8))
     return "\n".join(lines) + "\n"
+
+
+def _space_doc(space: FloatRange | Choice | None) -> str:
+    """The tuning range as the parameter's documentation states it."""
+    if isinstance(space, FloatRange):
+        how = "log-uniform" if space.log else "uniform" + (f" in steps of {space.step}" if space.step else "")
+        return f" Tuned by default over {space.low:g} to {space.high:g}, {how}."
+    if isinstance(space, Choice):
+        return f" Tuned by default over {list(space.choices)}." if not callable(space.choices) else ""
+    return ""
 
 
 def _wrap(text: str, indent: int, width: int = 100) -> list[str]:

@@ -37,18 +37,28 @@ def _optuna():
     return optuna
 
 
+def _distribution(space: FloatRange | Choice, n_heads: int) -> Any:
+    """The optuna distribution of a declared tuning range."""
+    dist = _optuna().distributions
+    if isinstance(space, FloatRange):
+        return dist.FloatDistribution(space.low, space.high, step=space.step, log=space.log)
+    return dist.CategoricalDistribution(space.options(n_heads))
+
+
 def _attention_space(name: str, n_heads: int) -> dict[str, Any]:
     """Distributions for the hyperparameters a variant declares with a tuning space."""
-    dist = _optuna().distributions
-    space: dict[str, Any] = {}
-    for hp in get_attention_class(name).hyperparameters:
-        if isinstance(hp.space, FloatRange):
-            space[hp.name] = dist.FloatDistribution(
-                hp.space.low, hp.space.high, step=hp.space.step, log=hp.space.log
-            )
-        elif isinstance(hp.space, Choice):
-            space[hp.name] = dist.CategoricalDistribution(hp.space.options(n_heads))
-    return space
+    return {hp.name: _distribution(hp.space, n_heads)
+            for hp in get_attention_class(name).hyperparameters if hp.space is not None}  # fmt: skip
+
+
+def _training_space(n_heads: int) -> dict[str, Any]:
+    """Distributions for the estimator parameters declared with a tuning range (``lr``,
+    ``dropout``, ``weight_decay``), read from their declarations."""
+    from tsattn.estimators.base import BaseTSEstimator
+    from tsattn.estimators.params import declared_params
+
+    return {name: _distribution(info.space, n_heads)
+            for name, info in declared_params(BaseTSEstimator).items() if info.space is not None}  # fmt: skip
 
 
 def _takes(variant: str) -> set[str]:
@@ -67,8 +77,8 @@ def search_space(
         as a categorical over them, each trial then drawing the chosen variant's own
         hyperparameters (conditional space, see the module docstring).
     n_heads : the estimator's head count; ``scales`` presets have one factor per head.
-    training : also tune ``lr`` (log-uniform 1e-4..3e-3), ``dropout`` (0..0.3) and ``weight_decay``
-        (log-uniform 1e-4..0.1).
+    training : also tune the estimator parameters declared with a tuning range (``lr``,
+        ``dropout``, ``weight_decay``; their ranges are in their documentation).
 
     Returns ``{estimator parameter name: optuna distribution}``; edit or extend it freely and pass
     it to :func:`tsattn.tuning.tune`.
@@ -85,11 +95,7 @@ def search_space(
             get_attention_class(name)
         space = {"attention": dist.CategoricalDistribution(names)}
     if training:
-        space.update(
-            lr=dist.FloatDistribution(1e-4, 3e-3, log=True),
-            dropout=dist.FloatDistribution(0.0, 0.3, step=0.05),
-            weight_decay=dist.FloatDistribution(1e-4, 1e-1, log=True),
-        )
+        space.update(_training_space(n_heads))
     return space
 
 
