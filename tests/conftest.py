@@ -52,6 +52,18 @@ def pytest_generate_tests(metafunc):
         )])  # fmt: skip
 
 
+@pytest.fixture(autouse=True)
+def _torch_threads_restored():
+    """Every test starts with the process's torch thread count: code run in-process (``bench
+    classify``'s fits set ``torch.set_num_threads`` to the cores per worker, 2 here) left it raised
+    for every later test of that pytest worker, and two OpenMP threads per worker on a loaded
+    2-core machine made fits up to 50 times slower (test_mixup_...: 24 s -> 1180 s)."""
+    threads = torch.get_num_threads()
+    yield
+    if torch.get_num_threads() != threads:
+        torch.set_num_threads(threads)
+
+
 @pytest.fixture
 def ctrl_c_on_fit():
     """Factory of training callbacks that press Ctrl-C at ``epoch`` of the ``fit``-th fit.
