@@ -1,3 +1,4 @@
+import csv
 import os
 from pathlib import Path
 
@@ -8,14 +9,59 @@ import torch
 torch.set_num_threads(int(os.environ.get("TSATTN_TEST_THREADS", "1")))
 
 ROOT = Path(__file__).resolve().parents[1]
+#: The real datasets, read only, beside the checkout. Tests reach it through the fixtures below
+#: (and ``shared_ts_dataset``), never through a path of their own.
 SHARED_DATASETS = ROOT.parent / "shared" / "datasets"
+
+
+def _shared_present() -> bool:
+    return (SHARED_DATASETS / "MANIFEST.tsv").is_file()
+
+
+@pytest.fixture(scope="session")
+def shared_datasets_if_any() -> Path | None:
+    """The shared dataset folder, or None where this machine has none."""
+    return SHARED_DATASETS if _shared_present() else None
 
 
 @pytest.fixture(scope="session")
 def shared_datasets() -> Path:
-    if not SHARED_DATASETS.is_dir():
-        pytest.skip(f"../shared/datasets not found at {SHARED_DATASETS}")
+    """The shared dataset folder; the test is skipped where this machine has none."""
+    if not _shared_present():
+        pytest.skip(f"shared dataset folder not found at {SHARED_DATASETS}")
     return SHARED_DATASETS
+
+
+def _shared_ts_datasets() -> list[tuple[str, str]]:
+    """``(archive, name)`` of every .ts set in the shared folder's manifest."""
+    if not _shared_present():
+        return []
+    with open(SHARED_DATASETS / "MANIFEST.tsv", newline="") as fh:
+        paths = [row["path"] for row in csv.DictReader(fh, delimiter="\t")]
+    return sorted({(p.split("/")[0], p.split("/")[-1].rsplit("_", 1)[0])
+                   for p in paths if p.endswith("_TRAIN.ts")})  # fmt: skip
+
+
+def pytest_generate_tests(metafunc):
+    """A test taking ``shared_ts_dataset`` runs once per ``(archive, name)`` of the shared folder."""
+    if "shared_ts_dataset" in metafunc.fixturenames:
+        params = [pytest.param((a, n), id=f"{a}-{n}") for a, n in _shared_ts_datasets()]
+        metafunc.parametrize("shared_ts_dataset", params or [pytest.param(
+            ("uea", "none"), id="uea-none",
+            marks=pytest.mark.skip(reason=f"shared dataset folder not found at {SHARED_DATASETS}"),
+        )])  # fmt: skip
+
+
+@pytest.fixture(autouse=True)
+def _torch_threads_restored():
+    """Every test starts with the process's torch thread count: code run in-process (``bench
+    classify``'s fits set ``torch.set_num_threads`` to the cores per worker, 2 here) left it raised
+    for every later test of that pytest worker, and two OpenMP threads per worker on a loaded
+    2-core machine made fits up to 50 times slower (test_mixup_...: 24 s -> 1180 s)."""
+    threads = torch.get_num_threads()
+    yield
+    if torch.get_num_threads() != threads:
+        torch.set_num_threads(threads)
 
 
 @pytest.fixture

@@ -24,10 +24,10 @@ import nbclient
 import nbformat
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.helpers import REPO_ROOT as ROOT
+
 NOTEBOOK_DIR = ROOT / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
-SHARED_DATASETS = ROOT.parent / "shared" / "datasets"
 
 #: Tags of the cells whose figures each notebook must show (every ``plot-`` cell needs a PNG).
 PLOTS = {
@@ -94,7 +94,7 @@ def test_notebook_is_stored_clean_with_a_quick_mode(path):
 @pytest.fixture(
     params=[pytest.param(True, id="quick"), pytest.param(False, id="full", marks=pytest.mark.slow)]
 )
-def kernel_env(request, tmp_path, monkeypatch):
+def kernel_env(request, tmp_path, monkeypatch, shared_datasets_if_any):
     """A kernel spec running this Python, and the kernel's environment: quick mode (or full mode,
     slow), this checkout first on the path, no display, one thread per kernel (pytest -n 2 runs two
     side by side)."""
@@ -114,7 +114,7 @@ def kernel_env(request, tmp_path, monkeypatch):
         OMP_NUM_THREADS=threads,
         MKL_NUM_THREADS=threads,
         TSATTN_OFFLINE="1",  # nothing downloads: the sets come with aeon or from ../shared
-        TSATTN_DATA_DIR=str(SHARED_DATASETS if SHARED_DATASETS.is_dir() else tmp_path / "data"),
+        TSATTN_DATA_DIR=str(shared_datasets_if_any or tmp_path / "data"),
         MPLCONFIGDIR=str(tmp_path / "mpl"),
     )
     workdir = tmp_path / "run"  # files a notebook writes land here, not in the repository
@@ -123,12 +123,12 @@ def kernel_env(request, tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
-def test_notebook_runs(path, kernel_env):
+def test_notebook_runs(path, kernel_env, request):
     for module in REQUIRES.get(path.name, ()):
         if importlib.util.find_spec(module) is None:
             pytest.skip(f"{path.name} needs {module}: bash scripts/bootstrap.sh test")
-    if path.name in NEEDS_SHARED_DATA and not SHARED_DATASETS.is_dir():
-        pytest.skip(f"{path.name} reads ../shared/datasets, not found at {SHARED_DATASETS}")
+    if path.name in NEEDS_SHARED_DATA:
+        request.getfixturevalue("shared_datasets")  # skips without the shared folder
     env, workdir, quick = kernel_env
     nb = nbformat.read(path, as_version=4)
     nb.cells.append(nbformat.v4.new_code_cell(PROBE))

@@ -1,9 +1,10 @@
 """Studies shared by several workers: storage, liveness of running trials, trial counts, sampling.
 
 Storage (:func:`resolve_storage`): ``None`` in memory; a path ending in ``.db``/``.sqlite``/
-``.sqlite3`` SQLite (one machine, several processes: busy timeout, write-ahead log, and retries
-of a locked database); any other path Optuna's journal file (machines sharing a file system); a
-database URL (``postgresql://...``, ``mysql://...``); or an Optuna storage.
+``.sqlite3`` or a ``sqlite:///`` URL SQLite (one machine, several processes: tables created under
+a file lock, busy timeout, write-ahead log, and retries of a locked database); any other path
+Optuna's journal file (machines sharing a file system); a database URL (``postgresql://...``,
+``mysql://...``; tables created by two workers at once are retried); or an Optuna storage.
 
 Liveness. Every running trial's worker records a heartbeat every :data:`HEARTBEAT_S` seconds:
 Optuna's own on database storages, a ``alive_at`` user attribute on a journal file (Optuna has no
@@ -63,8 +64,11 @@ def _experimental() -> Iterator[None]:
 def resolve_storage(storage: Any) -> Any:
     """An Optuna storage for ``storage``: None, a path, a database URL or a storage.
 
-    Database storages (SQLite files and URLs) get Optuna's heartbeat; a URL is connected to now,
-    so that a wrong address, missing database or driver fails here, before any trial.
+    Database storages (SQLite files and URLs) get Optuna's heartbeat and are connected to now, so
+    that a wrong address, missing database or driver fails here, before any trial. Several workers
+    may open a new storage at the same moment: Optuna writes the tables on the first connection,
+    so SQLite files (paths and ``sqlite:///`` URLs) are opened one process at a time under a file
+    lock, and a clash with another process creating the tables of a database server is retried.
     """
     optuna = _optuna()
     if storage is None or isinstance(storage, optuna.storages.BaseStorage):
@@ -75,16 +79,9 @@ def resolve_storage(storage: Any) -> Any:
             f"a database URL or an optuna storage; got {type(storage).__name__}."
         )
     text = str(storage)
-    if "://" in text:
-        try:
-            return _rdb(text, {})
-        except Exception as err:  # noqa: BLE001 - any failure to open it is the caller's to fix
-            raise ValueError(
-                f"storage {text!r} cannot be opened ({type(err).__name__}: {err}). Check the "
-                "address, that the database exists and that its driver is installed (e.g. pip "
-                "install psycopg2-binary for postgresql://)."
-            ) from None
-    path = Path(text).expanduser().resolve()
+    path = _sqlite_file(text) if "://" in text else Path(text).expanduser().resolve()
+    if "://" in text and path is None:  # a database server, or SQLite in memory
+        return _open(text, lambda: _rdb(text, {}))
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with open(path, "a"):
@@ -94,15 +91,90 @@ def resolve_storage(storage: Any) -> Any:
             f"storage {text!r} cannot be written ({err.strerror or err}); give a file in a "
             "writable folder."
         ) from None
-    if path.suffix.lower() in _SQLITE_SUFFIXES:
-        # Optuna writes the schema on the first connection; workers started together would race
-        # on it (sqlite3.IntegrityError), so connections are opened one at a time. The busy
-        # timeout lets concurrent workers wait for each other's writes instead of failing.
+    if "://" in text or path.suffix.lower() in _SQLITE_SUFFIXES:
+        url = text if "://" in text else f"sqlite:///{path}"
+        # The busy timeout lets concurrent workers wait for each other's writes instead of failing.
         with file_lock(path):
-            return _rdb(f"sqlite:///{path}", {"connect_args": {"timeout": 60}}, sqlite=True)
+            return _open(text, lambda: _rdb(url, {"connect_args": {"timeout": 60}}, sqlite=True))
     from optuna.storages.journal import JournalFileBackend
 
     return optuna.storages.JournalStorage(JournalFileBackend(str(path)))
+
+
+def _sqlite_file(url: str) -> Path | None:
+    """The database file of a ``sqlite://`` URL; None for other URLs and in-memory SQLite."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        return None  # _open says what is wrong with it
+    name = parsed.database
+    if parsed.get_backend_name() != "sqlite" or name in (None, "", ":memory:"):
+        return None
+    if name.startswith("file:"):
+        return None  # an SQLite URI filename (uri=true): left to SQLite
+    return Path(name).expanduser().resolve()
+
+
+#: Tries at opening a database whose tables another process is creating at the same moment.
+_SCHEMA_TRIES = 5
+
+
+def _open(text: str, connect: Callable[[], Any]) -> Any:
+    """``connect()``, retried while another process is creating the storage's tables; a failure
+    raises ValueError naming its cause (address, driver, schema race, Optuna version)."""
+    for attempt in range(_SCHEMA_TRIES):
+        try:
+            return connect()
+        except Exception as err:  # noqa: BLE001 - any failure to open it is the caller's to fix
+            if _schema_race(err) and attempt + 1 < _SCHEMA_TRIES:
+                time.sleep(0.2 * (attempt + 1) * (1 + np.random.random()))
+                continue
+            raise ValueError(f"storage {text!r} cannot be opened: {_cause(err, text)}") from None
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _schema_race(err: Exception) -> bool:
+    """Whether ``err`` is Optuna creating its tables in two processes at once (optuna#1092,
+    optuna#4621): one of them finds a table or the ``alembic_version`` row already there."""
+    from sqlalchemy.exc import DatabaseError, IntegrityError
+
+    return isinstance(err, IntegrityError) or (
+        isinstance(err, DatabaseError) and "already exists" in str(err)
+    )
+
+
+def _cause(err: Exception, text: str) -> str:
+    from sqlalchemy.exc import ArgumentError, OperationalError
+
+    what = f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}"
+    if isinstance(err, ImportError):
+        missing = f" ({err.__cause__})" if err.__cause__ else ""
+        return (
+            f"its database driver is not installed{missing}. Install it, e.g. pip install "
+            "psycopg2-binary for postgresql://, pymysql for mysql://."
+        )
+    if isinstance(err, ArgumentError):
+        return (
+            f"not a database address ({what}). Give a URL such as postgresql://user:pw@host/db "
+            "or sqlite:///study.db, or a file path."
+        )
+    if _schema_race(err):
+        return (
+            f"other processes kept creating its tables at the same moment ({what}), still after "
+            f"{_SCHEMA_TRIES} tries. Create the study once before starting the workers "
+            f"(optuna create-study --storage {text} --study-name NAME), then start them."
+        )
+    if isinstance(err, RuntimeError) and "optuna" in str(err).lower():
+        return f"its tables were written by another Optuna version. {err}"
+    if isinstance(err, OperationalError):
+        return (
+            f"the database did not answer or refused the connection ({what}). Check the "
+            "address, that the server runs and that the database and its user exist."
+        )
+    return f"{what}. Check that it is an Optuna storage this version of Optuna can read."
 
 
 def _rdb(url: str, engine_kwargs: dict, sqlite: bool = False) -> Any:

@@ -1,4 +1,5 @@
-"""Shared helpers for the tests/test_datasets_*.py files (no network beyond 127.0.0.1)."""
+"""Helpers for the dataset tests: an isolated cache, a local HTTP server (no network beyond
+127.0.0.1). The shared dataset folder comes from the ``shared_datasets`` fixture (conftest.py)."""
 
 from __future__ import annotations
 
@@ -9,14 +10,6 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
-
-
-def shared_or_skip() -> Path:
-    if not (SHARED / "MANIFEST.tsv").is_file():
-        pytest.skip(f"shared dataset folder not found at {SHARED}")
-    return SHARED
 
 
 def isolate(monkeypatch: pytest.MonkeyPatch, data_dir: Path, offline: bool = True) -> None:

@@ -11,6 +11,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+import torch
 
 from tsattn.benchmarks import forecast_peers
 from tsattn.benchmarks.forecast import ForecastBenchmark, run_forecast_benchmark
@@ -134,6 +135,18 @@ def test_peer_scores_the_benchmarks_windows(tmp_path):
     windows = np.stack([series[i + 16 : i + 20] for i in range(20 - 4 + 1)])
     with pytest.raises(RuntimeError, match="other windows"):
         forecast_peers.peer_forecasts("dlinear", series, windows + 1.0, 16, 4, 0, 20, 0, 2, 8)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+@pytest.mark.parametrize("device", ["cuda", "cpu"])
+def test_benchmark_peers_train_on_the_benchmarks_device(tmp_path, device):
+    """neuralforecast's peers run on the GPU with ``device="cuda"``, and on the CPU of a GPU machine
+    with ``device="cpu"`` (given no ``devices``, neuralforecast asks for every GPU there)."""
+    pytest.importorskip("neuralforecast")
+
+    config = _config(peers=["dlinear"], attentions=[], baselines=[], peer_steps=3, device=device)
+    row = _run(config, tmp_path).iloc[0]
+    assert row["status"] == "ok" and np.isfinite(row["mse"]), row["error"]
 
 
 def test_failed_fit_is_recorded_and_the_run_goes_on(tmp_path, monkeypatch):
@@ -272,10 +285,9 @@ def test_a_set_missing_from_shared_runs_through_the_same_command(tmp_path, monke
     file in the set's canonical layout (``date`` first, ``OT`` last) placed in the cache is read
     by the real loader (offline, no checksum recorded for it), split 70/10/20, and benchmarked;
     the forecaster reads the set's season off its time index (a day: 144 or 24 rows)."""
+    from tests.helpers.datasets import isolate
     from tsattn import TSForecaster
     from tsattn.datasets import forecasting_splits, load_forecasting
-
-    from ._datasets_support import isolate
 
     rows = 1500
     data = _frame(rows, len(columns), freq=freq)
@@ -466,16 +478,14 @@ def test_the_progress_bar_counts_the_fits_left_and_names_the_one_under_way(tmp_p
     assert len(lines) == 1
 
 
-def test_a_local_copy_of_a_catalogue_set_takes_its_name_and_protocol(tmp_path):
+def test_a_local_copy_of_a_catalogue_set_takes_its_name_and_protocol(tmp_path, shared_datasets):
     """A file named ETTh1.csv is split 12/4/4 months as ETTh1 (the published numbers shown beside
     it assume that split); one whose bytes are not the catalogue's file says so."""
     from tsattn.datasets import forecasting_borders, forecasting_entry, load_forecasting
 
-    from ._datasets_support import SHARED
-
-    shared = SHARED / "forecasting" / "ETTh1.csv"
+    shared = shared_datasets / "forecasting" / "ETTh1.csv"
     if not shared.is_file():
-        pytest.skip("needs ../shared/datasets")
+        pytest.skip(f"needs {shared}")
     copy = tmp_path / "ETTh1.csv"
     copy.write_bytes(shared.read_bytes())
     label, entry = forecasting_entry(str(copy))

@@ -8,12 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import REPO_ROOT as ROOT
 from tsattn.datasets import catalogue, list_datasets, render_readme, sha256_file
 from tsattn.datasets.catalogue import resolve_name
-
-from ._datasets_support import shared_or_skip
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def _manifest(shared: Path) -> list[dict[str, str]]:
@@ -21,8 +18,8 @@ def _manifest(shared: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(fh, delimiter="\t"))
 
 
-def test_catalogue_records_every_manifest_checksum():
-    shared = shared_or_skip()
+def test_catalogue_records_every_manifest_checksum(shared_datasets):
+    shared = shared_datasets
     files = catalogue()["files"]
     rows = _manifest(shared)
     assert rows
@@ -32,8 +29,8 @@ def test_catalogue_records_every_manifest_checksum():
         assert files[row["path"]]["bytes"] == int(row["bytes"]), row["path"]
 
 
-def test_shared_files_match_their_checksums():
-    shared = shared_or_skip()
+def test_shared_files_match_their_checksums(shared_datasets):
+    shared = shared_datasets
     for row in _manifest(shared):
         assert sha256_file(shared / row["path"]) == row["sha256"], row["path"]
 

@@ -244,7 +244,7 @@ def test_augmentation_probability_leaves_the_other_series_unchanged():
 
 def test_augmentation_is_reproducible_and_changes_training():
     X, y = _data()
-    params = dict(max_epochs=2, device="cpu", **TINY)  # bit-identical refits: tests/test_cuda.py for GPUs
+    params = dict(max_epochs=2, device="cpu", **TINY)  # bit-identical refits: tests/training/test_cuda.py for GPUs
     a = TSClassifier(crop=0.7, scale_jitter=0.1, **params).fit(X, y).predict_proba(X)
     b = TSClassifier(crop=0.7, scale_jitter=0.1, **params).fit(X, y).predict_proba(X)
     c = TSClassifier(crop=1.0, scale_jitter=0.0, **params).fit(X, y).predict_proba(X)

@@ -5,10 +5,9 @@ from __future__ import annotations
 import pytest
 import torch
 
+from tests.helpers.reference_attention import REDUCTIONS, REFERENCES, SOFTMAX_FAMILY, TEST_CONFIGS
 from tsattn.attention import build_attention, list_attention
 from tsattn.attention import functional as F_attn
-
-from .reference_attention import REDUCTIONS, REFERENCES, TEST_CONFIGS
 
 D_MODEL, N_HEADS = 16, 4
 
@@ -104,12 +103,6 @@ def test_state_dict_from_softmax_loads(name):
     src = build_attention("softmax", D_MODEL, N_HEADS)
     dst = build_attention(name, D_MODEL, N_HEADS)
     dst.load_state_dict(src.state_dict(), strict=True)
-
-
-SOFTMAX_FAMILY = [
-    "softmax", "bn", "sh", "bn_sh", "sparse", "sparse_bn", "sparse_sh", "sparse_bn_sh", "conv1d", "mrs",
-    "long_short", "s3",
-]
 
 
 @pytest.mark.parametrize("name", SOFTMAX_FAMILY)

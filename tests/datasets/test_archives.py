@@ -2,33 +2,16 @@
 
 from __future__ import annotations
 
-import csv
 import time
 
 import numpy as np
 import pytest
 from aeon.datasets import load_from_ts_file, load_from_tsv_file
 
+from tests.helpers.datasets import isolate
 from tsattn.datasets import DatasetNotAvailableError, load_tser, load_ucr, load_uea
 
-from ._datasets_support import SHARED, isolate, shared_or_skip
-
 _LOADERS = {"uea": load_uea, "ucr": load_ucr, "tser": load_tser}
-
-
-def _shared_ts_datasets() -> list[tuple[str, str]]:
-    if not (SHARED / "MANIFEST.tsv").is_file():
-        return []
-    with open(SHARED / "MANIFEST.tsv", newline="") as fh:
-        paths = [row["path"] for row in csv.DictReader(fh, delimiter="\t")]
-    return sorted({(p.split("/")[0], p.split("/")[-1].rsplit("_", 1)[0])
-                   for p in paths if p.endswith("_TRAIN.ts")})
-
-
-# The whole shared folder loads in about 5 s, so every dataset is checked in the default run.
-_ALL = _shared_ts_datasets()
-_PARAMS = [pytest.param(a, n, id=f"{a}-{n}") for a, n in _ALL] or [pytest.param(
-    "uea", "none", marks=pytest.mark.skip(reason=f"shared dataset folder not found at {SHARED}"))]
 
 
 def _assert_same(X, y, X_ref, y_ref):
@@ -44,9 +27,11 @@ def _assert_same(X, y, X_ref, y_ref):
     np.testing.assert_array_equal(y, y_ref)
 
 
-@pytest.mark.parametrize(("archive", "name"), _PARAMS)
-def test_shared_dataset_equals_aeon_reader(archive, name, monkeypatch):
-    shared = shared_or_skip()
+def test_shared_dataset_equals_aeon_reader(shared_ts_dataset, shared_datasets, monkeypatch):
+    """Every .ts set of the shared folder (``shared_ts_dataset``: one test per set, from its
+    manifest; the whole folder loads in about 5 s, so all of them run by default)."""
+    archive, name = shared_ts_dataset
+    shared = shared_datasets
     isolate(monkeypatch, shared)  # read-only folder: loading must not write to it
     for split in ("TRAIN", "TEST"):
         X, y = _LOADERS[archive](name, split=split.lower())
@@ -59,9 +44,8 @@ def test_shared_dataset_equals_aeon_reader(archive, name, monkeypatch):
     assert not list((shared / archive).glob(".*")), "the loader wrote into the cache"
 
 
-def test_split_none_concatenates_train_then_test(monkeypatch):
-    shared = shared_or_skip()
-    isolate(monkeypatch, shared)
+def test_split_none_concatenates_train_then_test(shared_datasets, monkeypatch):
+    isolate(monkeypatch, shared_datasets)
     X_tr, y_tr = load_ucr("GunPoint", "train")
     X_te, y_te = load_ucr("GunPoint", "test")
     X, y = load_ucr("GunPoint", None)
@@ -76,8 +60,8 @@ def test_split_none_concatenates_train_then_test(monkeypatch):
         load_ucr("GunPoint", "validation")
 
 
-def test_ucr_tsv_matches_ts(monkeypatch):
-    shared = shared_or_skip()
+def test_ucr_tsv_matches_ts(shared_datasets, monkeypatch):
+    shared = shared_datasets
     isolate(monkeypatch, shared)
     for name in ("CBF", "ECG200"):
         for split in ("train", "test"):
@@ -118,7 +102,8 @@ def test_unknown_name_suggests(monkeypatch, tmp_path):
         load_uea("UWaveGesture")
 
 
-def test_tser_name_outside_the_catalogue_is_looked_up_at_the_archive_source(tmp_path, monkeypatch):
+def test_tser_name_outside_the_catalogue_is_looked_up_at_the_archive_source(tmp_path, monkeypatch,
+                                                                           request):
     """Tecator is not among aeon 1.6's 63 TSER names: it used to be refused as unknown."""
     from tsattn.datasets import archive_file
 
@@ -134,7 +119,7 @@ def test_tser_name_outside_the_catalogue_is_looked_up_at_the_archive_source(tmp_
     with pytest.raises(DatasetNotAvailableError, match="Did you mean Covid3Month"):
         load_tser("Covid3Mnth")
     # a copy put in the cache by hand is used, with no checksum to check
-    shared = shared_or_skip()
+    shared = request.getfixturevalue("shared_datasets")  # skips here, without the shared folder
     (tmp_path / "tser").mkdir()
     for split in ("TRAIN", "TEST"):
         (tmp_path / "tser" / f"Tecator_{split}.ts").write_bytes(
@@ -144,12 +129,12 @@ def test_tser_name_outside_the_catalogue_is_looked_up_at_the_archive_source(tmp_
     assert archive_file("tser", "Tecator", "TRAIN") == tmp_path / "tser" / "Tecator_TRAIN.ts"
 
 
-def test_tser_name_outside_the_catalogue_downloads_from_a_mirror(tmp_path, monkeypatch):
+def test_tser_name_outside_the_catalogue_downloads_from_a_mirror(tmp_path, monkeypatch,
+                                                                shared_datasets):
+    from tests.helpers.datasets import serve
     from tsattn.datasets.catalogue import catalogue
 
-    from ._datasets_support import serve
-
-    shared = shared_or_skip()
+    shared = shared_datasets
     isolate(monkeypatch, tmp_path, offline=False)
     monkeypatch.setitem(catalogue()["archives"]["tser"], "sources", [])  # no internet in tests
     body = (shared / "tser" / "Covid3Month_TRAIN.ts").read_bytes()

@@ -15,6 +15,7 @@ from sklearn.model_selection import GridSearchCV, cross_val_score
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import FunctionTransformer
 
+from tests.helpers.series import toy_series as _toy
 from tsattn import TSClassifier, TSRegressor
 from tsattn.training import Callback
 
@@ -29,14 +30,6 @@ def vowels():
     X, y = load_japanese_vowels(split="train")
     Xt, yt = load_japanese_vowels(split="test")
     return X, y, Xt, yt
-
-
-def _toy(n=24, c=2, length=12, seed=0):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, c, length))
-    y = np.array(["a", "b"] * (n // 2))
-    X[y == "b", :, length // 2 :] += 2.0
-    return X, y
 
 
 # ----------------------------------------------------------------------------- input formats

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from tests.helpers.datasets import isolate
 from tsattn.datasets import (
     forecasting_borders,
     forecasting_splits,
@@ -14,14 +15,11 @@ from tsattn.datasets import (
 )
 from tsattn.estimators._series import seasonal_period
 
-from ._datasets_support import isolate, shared_or_skip
-
 
 @pytest.fixture
-def shared_cache(monkeypatch):
-    shared = shared_or_skip()
-    isolate(monkeypatch, shared)
-    return shared
+def shared_cache(monkeypatch, shared_datasets):
+    isolate(monkeypatch, shared_datasets)
+    return shared_datasets
 
 
 def test_etth1_frame(shared_cache):

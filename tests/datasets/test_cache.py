@@ -11,10 +11,10 @@ import zipfile
 import numpy as np
 import pytest
 
+from tests.helpers import REPO_ROOT
+from tests.helpers.datasets import isolate, serve
 from tsattn.datasets import DatasetNotAvailableError, catalogue, load_forecasting, load_uea
 from tsattn.datasets.cache import Source, data_dir, ensure_file
-
-from ._datasets_support import isolate, serve, shared_or_skip
 
 CSV = b"date,a,OT\n2020-01-01 00:00:00,1.0,2.0\n2020-01-01 01:00:00,3.0,4.0\n"
 SHA = hashlib.sha256(CSV).hexdigest()
@@ -112,9 +112,9 @@ def test_offline_env_skips_network(tmp_path, monkeypatch):
     assert counts == {} and not (tmp_path / "forecasting").exists()
 
 
-def test_public_loader_downloads_from_mirror(tmp_path, monkeypatch):
+def test_public_loader_downloads_from_mirror(tmp_path, monkeypatch, shared_datasets):
     """``TSATTN_DATA_URL`` mirror laid out like the cache; a UEA file not bundled in aeon."""
-    shared = shared_or_skip()
+    shared = shared_datasets
     isolate(monkeypatch, tmp_path / "cache", offline=False)
     files = {f"/uea/NATOPS_{s}.ts": (shared / "uea" / f"NATOPS_{s}.ts").read_bytes()
              for s in ("TRAIN", "TEST")}
@@ -155,10 +155,9 @@ def test_two_processes_download_once(tmp_path, monkeypatch):
     import os
     import subprocess
     import sys
-    from pathlib import Path
 
     isolate(monkeypatch, tmp_path, offline=False)
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
     with serve({"/f.csv": CSV}, delay=0.5) as (base, counts):
         procs = [subprocess.Popen([sys.executable, "-c", _CHILD, base + "/f.csv", SHA], env=env,
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

@@ -7,11 +7,10 @@ import pytest
 import torch
 from aeon.datasets import load_basic_motions
 
+from tests.helpers.reference_attention import TEST_CONFIGS
 from tsattn import TSClassifier, TSForecaster, list_attention
 from tsattn.attention import build_attention
 from tsattn.training import autocast
-
-from .reference_attention import TEST_CONFIGS
 
 TINY = dict(d_model=8, n_heads=2, n_layers=1, dim_feedforward=16, max_epochs=2, random_state=0,
             device="cpu")  # fmt: skip

@@ -25,7 +25,8 @@ from tsattn.tuning.folds import make_folds  # noqa: E402
 TINY = dict(d_model=16, n_heads=2, n_layers=1, dim_feedforward=16, max_steps=12, random_state=0)
 STATE = optuna.trial.TrialState
 # Parallel folds score what serial ones do: bit for bit on the CPU; where device="auto" trains on
-# CUDA, whose backward kernels add in a varying order, to rounding (as test_cuda.py's refits).
+# CUDA, whose backward kernels add in a varying order, to rounding (as the refits of
+# tests/training/test_cuda.py).
 REL = 1e-4 if torch.cuda.is_available() else 1e-6
 
 

@@ -15,10 +15,9 @@ import pytest
 from sklearn.exceptions import NotFittedError
 from sklearn.model_selection import GridSearchCV
 
+from tests.helpers.series import toy_series as _toy
 from tsattn import TSClassifier, TSForecaster, TSRegressor
 from tsattn.training import Callback, TrainingDivergedError
-
-from .test_estimators import _toy
 
 TINY = dict(d_model=8, n_heads=2, n_layers=1, dim_feedforward=16, max_epochs=3, random_state=0,
             device="cpu")  # fmt: skip

@@ -1,8 +1,8 @@
 """On a CUDA machine: every attention variant gives on the GPU what it gives on the CPU (where
-``test_attention_shared.py`` holds it to its reference), ``device="auto"`` picks the GPU, fits with one
-``random_state`` agree there (to rounding; bit for bit under torch's deterministic algorithms), and a
-model fitted there loads on a machine without one. Skipped where CUDA is absent (CI); run on a GPU machine with
-``python -m pytest tests/test_cuda.py``.
+``tests/attention/test_shared.py`` holds it to its reference), ``device="auto"`` picks the GPU,
+fits with one ``random_state`` agree there (to rounding; bit for bit under torch's deterministic
+algorithms), and a model fitted there loads on a machine without one. Skipped where CUDA is absent
+(CI); run on a GPU machine with ``python -m pytest -m gpu`` (every GPU test, here and elsewhere).
 """
 
 from __future__ import annotations
@@ -13,18 +13,17 @@ import pickle
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 
+from tests.helpers import REPO_ROOT
+from tests.helpers.reference_attention import TEST_CONFIGS
+from tests.helpers.series import toy_series as _toy_series
 from tsattn import TSClassifier, TSForecaster, TSRegressor, list_attention
 from tsattn.attention import build_attention
 from tsattn.nn.forecasting import window_phases
-
-from .reference_attention import TEST_CONFIGS
-from .test_estimators import _toy as _toy_series
 
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
 
@@ -89,7 +88,7 @@ def test_classifier_fits_on_the_gpu_by_default_and_reproducibly(attention):
 
 
 def _run_python(script: str, *args: str, **env: str) -> str:
-    root = str(Path(__file__).resolve().parents[1])
+    root = str(REPO_ROOT)
     full = {**os.environ, **env}
     full["PYTHONPATH"] = os.pathsep.join([root, full.get("PYTHONPATH", "")])
     done = subprocess.run([sys.executable, "-c", textwrap.dedent(script), *args], env=full,
@@ -229,15 +228,3 @@ def test_a_model_fitted_on_the_cpu_moves_to_the_gpu_by_its_device_parameter():
     moved = pickle.loads(pickle.dumps(clf))
     assert next(moved.module_.parameters()).device.type == "cuda"
     np.testing.assert_allclose(moved.predict_proba(X), expected, rtol=1e-4, atol=1e-5)
-
-
-@pytest.mark.parametrize("device", ["cuda", "cpu"])
-def test_benchmark_peers_train_on_the_benchmarks_device(tmp_path, device):
-    """neuralforecast's peers run on the GPU with ``device="cuda"``, and on the CPU of a GPU machine
-    with ``device="cpu"`` (given no ``devices``, neuralforecast asks for every GPU there)."""
-    pytest.importorskip("neuralforecast")
-    from .test_bench_forecast import _config, _run
-
-    config = _config(peers=["dlinear"], attentions=[], baselines=[], peer_steps=3, device=device)
-    row = _run(config, tmp_path).iloc[0]
-    assert row["status"] == "ok" and np.isfinite(row["mse"]), row["error"]

@@ -414,3 +414,10 @@ REDUCTIONS = [
     ("mrs_linear", {"scales": (1, 1, 1, 1)}, "linear", {}),
     ("mrs_linear", {"scales": (1, 1, 1, 1), "key_scales": (2, 1, 4, 3)}, "linear_sh", {"scales": (2, 1, 4, 3)}),
 ]
+
+
+#: Variants whose fast path is one SDPA call (softmax maps), checked by the SDPA tests.
+SOFTMAX_FAMILY = [
+    "softmax", "bn", "sh", "bn_sh", "sparse", "sparse_bn", "sparse_sh", "sparse_bn_sh", "conv1d", "mrs",
+    "long_short", "s3",
+]

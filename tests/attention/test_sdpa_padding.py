@@ -14,10 +14,9 @@ import math
 import pytest
 import torch
 
+from tests.helpers.reference_attention import SOFTMAX_FAMILY
 from tsattn.attention import build_attention
 from tsattn.attention import functional as F_attn
-
-from .test_attention_shared import SOFTMAX_FAMILY
 
 
 @pytest.fixture
