@@ -14,6 +14,23 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATASETS = ROOT.parent / "shared" / "datasets"
 
 
+def pytest_collection_modifyitems(config, items):
+    """Tests marked ``slow`` run only when ``-m`` names them: ``-m "not integration"`` replaces
+    addopts' ``-m 'not slow'`` and would otherwise start them. Tests marked ``gpu`` are skipped
+    where torch sees no CUDA device."""
+    if "slow" not in (config.getoption("markexpr") or ""):
+        slow = [item for item in items if item.get_closest_marker("slow")]
+        if slow:
+            config.hook.pytest_deselected(items=slow)
+            items[:] = [item for item in items if not item.get_closest_marker("slow")]
+    if torch.cuda.is_available():
+        return
+    skip = pytest.mark.skip(reason="needs a CUDA GPU")
+    for item in items:
+        if item.get_closest_marker("gpu"):
+            item.add_marker(skip)
+
+
 def _shared_present() -> bool:
     return (SHARED_DATASETS / "MANIFEST.tsv").is_file()
 

@@ -17,7 +17,7 @@ import pytest
 
 import tsattn
 
-from ._product_support import require
+from tests.helpers.product import require
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -56,6 +56,7 @@ def test_every_public_package_has_an_api_page():
     assert public <= listed, f"add to PACKAGES in docs/conf.py: {sorted(public - listed)}"
 
 
+@pytest.mark.integration
 def test_the_site_builds_with_warnings_as_errors(tmp_path):
     require(["sphinx", "numpydoc", "myst_nb", "pydata_sphinx_theme"], "docs")
     start = time.perf_counter()

@@ -122,6 +122,7 @@ def kernel_env(request, tmp_path, monkeypatch, shared_datasets_if_any):
     return env, workdir, request.param
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_notebook_runs(path, kernel_env, request):
     for module in REQUIRES.get(path.name, ()):

@@ -34,6 +34,7 @@ def one_core():
         os.sched_setaffinity(0, before)
 
 
+@pytest.mark.integration
 def test_bench_grid_on_a_two_worker_local_cluster_gives_the_serial_rows(tmp_path):
     grid = dict(datasets=["BasicMotions"], attentions=["softmax", "bn"], peers=[], seeds=[0],
                 params=TINY)  # fmt: skip
@@ -68,6 +69,7 @@ def test_bench_command_refuses_an_unreachable_scheduler(tmp_path, capsys):
     assert not (tmp_path / "results.csv").exists()
 
 
+@pytest.mark.integration
 def test_missing_dask_names_the_extra():
     code = (
         "import sys; sys.modules['distributed'] = None\n"  # as on a machine without it

@@ -18,11 +18,12 @@ import tarfile
 import zipfile
 from pathlib import Path
 
+import pytest
 import torch
 
 from tsattn._version import __version__
 
-from ._product_support import require
+from tests.helpers.product import require
 
 ROOT = Path(__file__).resolve().parents[1]
 # what a source checkout holds that the build does not read (and is large or machine-made)
@@ -79,6 +80,7 @@ def _run(cmd: list, cwd: Path, timeout: int = 600) -> str:
     return result.stdout
 
 
+@pytest.mark.integration
 def test_the_wheel_installs_with_no_extra_and_fits_every_estimator(tmp_path):
     require(["build"], "test")
     source = tmp_path / "source"

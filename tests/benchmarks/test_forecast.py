@@ -11,7 +11,6 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-import torch
 
 from tsattn.benchmarks import forecast_peers
 from tsattn.benchmarks.forecast import ForecastBenchmark, run_forecast_benchmark
@@ -137,7 +136,7 @@ def test_peer_scores_the_benchmarks_windows(tmp_path):
         forecast_peers.peer_forecasts("dlinear", series, windows + 1.0, 16, 4, 0, 20, 0, 2, 8)
 
 
-@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+@pytest.mark.gpu
 @pytest.mark.parametrize("device", ["cuda", "cpu"])
 def test_benchmark_peers_train_on_the_benchmarks_device(tmp_path, device):
     """neuralforecast's peers run on the GPU with ``device="cuda"``, and on the CPU of a GPU machine

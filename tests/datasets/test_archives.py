@@ -129,6 +129,7 @@ def test_tser_name_outside_the_catalogue_is_looked_up_at_the_archive_source(tmp_
     assert archive_file("tser", "Tecator", "TRAIN") == tmp_path / "tser" / "Tecator_TRAIN.ts"
 
 
+@pytest.mark.integration
 def test_tser_name_outside_the_catalogue_downloads_from_a_mirror(tmp_path, monkeypatch,
                                                                 shared_datasets):
     from tests.helpers.datasets import serve

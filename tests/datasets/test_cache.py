@@ -28,6 +28,7 @@ def test_data_dir_defaults(monkeypatch, tmp_path):
     assert data_dir() == tmp_path / "x"
 
 
+@pytest.mark.integration
 def test_download_verifies_and_writes_atomically(tmp_path, monkeypatch):
     isolate(monkeypatch, tmp_path, offline=False)
     with serve({"/f.csv": CSV}) as (base, counts):
@@ -38,6 +39,7 @@ def test_download_verifies_and_writes_atomically(tmp_path, monkeypatch):
     assert not list((tmp_path / "forecasting").glob("*.part"))
 
 
+@pytest.mark.integration
 def test_corrupt_cache_file_is_refetched(tmp_path, monkeypatch):
     isolate(monkeypatch, tmp_path, offline=False)
     target = tmp_path / "forecasting" / "f.csv"
@@ -48,6 +50,7 @@ def test_corrupt_cache_file_is_refetched(tmp_path, monkeypatch):
     assert counts == {"/f.csv": 1}
 
 
+@pytest.mark.integration
 def test_wrong_bytes_are_refused_and_next_source_used(tmp_path, monkeypatch):
     isolate(monkeypatch, tmp_path, offline=False)
     with serve({"/bad.csv": CSV + b"tampered\n", "/good.csv": CSV}) as (base, _):
@@ -59,6 +62,7 @@ def test_wrong_bytes_are_refused_and_next_source_used(tmp_path, monkeypatch):
     assert path.read_bytes() == CSV
 
 
+@pytest.mark.integration
 def test_zip_member_is_extracted(tmp_path, monkeypatch):
     isolate(monkeypatch, tmp_path, offline=False)
     buf = io.BytesIO()
@@ -71,6 +75,7 @@ def test_zip_member_is_extracted(tmp_path, monkeypatch):
     assert path.read_bytes() == b"test bytes"
 
 
+@pytest.mark.integration
 def test_concurrent_downloads_fetch_once(tmp_path, monkeypatch):
     isolate(monkeypatch, tmp_path, offline=False)
     results, errors = [], []
@@ -104,6 +109,7 @@ def test_offline_error_is_clear_and_fast(tmp_path, monkeypatch):
     assert str(tmp_path / "forecasting" / "ETTh1.csv") in msg and "by hand" in msg
 
 
+@pytest.mark.integration
 def test_offline_env_skips_network(tmp_path, monkeypatch):
     isolate(monkeypatch, tmp_path, offline=True)
     with serve({"/f.csv": CSV}) as (base, counts):
@@ -112,6 +118,7 @@ def test_offline_env_skips_network(tmp_path, monkeypatch):
     assert counts == {} and not (tmp_path / "forecasting").exists()
 
 
+@pytest.mark.integration
 def test_public_loader_downloads_from_mirror(tmp_path, monkeypatch, shared_datasets):
     """``TSATTN_DATA_URL`` mirror laid out like the cache; a UEA file not bundled in aeon."""
     shared = shared_datasets
@@ -151,6 +158,7 @@ print(ensure_file("forecasting/f.csv", [Source(sys.argv[1])], sys.argv[2]))
 """
 
 
+@pytest.mark.integration
 def test_two_processes_download_once(tmp_path, monkeypatch):
     import os
     import subprocess
@@ -168,6 +176,7 @@ def test_two_processes_download_once(tmp_path, monkeypatch):
     assert (tmp_path / "forecasting" / "f.csv").read_bytes() == CSV
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("setting, value", [("TSATTN_CONNECT_TIMEOUT", "abc"),
                                             ("TSATTN_CONNECT_TIMEOUT", "0"),
                                             ("TSATTN_CONNECT_TIMEOUT", "nan"),

@@ -72,6 +72,7 @@ def test_random_bytes_shape_and_seed():
     reason="torch.compile's CPU backend compiles C++: no C++ compiler here (e.g. a minimal "
     "container; apt install g++)",
 )
+@pytest.mark.integration
 def test_the_network_trains_under_torch_compile():
     """torch.compile cannot replay the eager mask's int64 -> uint8 view; the layer must avoid it."""
     from aeon.datasets import load_basic_motions

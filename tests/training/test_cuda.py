@@ -25,7 +25,7 @@ from tsattn import TSClassifier, TSForecaster, TSRegressor, list_attention
 from tsattn.attention import build_attention
 from tsattn.nn.forecasting import window_phases
 
-pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+pytestmark = pytest.mark.gpu  # skipped without CUDA (conftest.py)
 
 D_MODEL, N_HEADS = 16, 4
 CUDA = torch.device("cuda")
@@ -97,6 +97,7 @@ def _run_python(script: str, *args: str, **env: str) -> str:
     return done.stdout
 
 
+@pytest.mark.integration
 def test_fits_are_bit_identical_under_torchs_deterministic_algorithms():
     """What the README tells a user who needs bit-identical GPU refits (cuBLAS needs its workspace
     setting before CUDA starts, hence a fresh process)."""
@@ -184,6 +185,7 @@ def test_the_seasonal_anchor_on_the_gpu_matches_the_same_module_on_the_cpu():
     np.testing.assert_allclose(moved.predict(contexts), point, rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.integration
 def test_a_model_fitted_on_the_gpu_loads_and_predicts_on_a_machine_without_one(tmp_path):
     X, y = _toy()
     for device, warns in (("auto", False), ("cuda", True)):

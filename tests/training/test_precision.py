@@ -61,8 +61,7 @@ def test_unknown_precision_is_refused(motions, bad):
         TSClassifier(precision=bad, **TINY).fit(X, y)
 
 
-DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(
-    not torch.cuda.is_available(), reason="needs a CUDA GPU"))]  # fmt: skip
+DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)]
 
 
 @pytest.mark.parametrize("device", DEVICES)

@@ -62,6 +62,7 @@ def torch_threads(n):
         torch.set_num_threads(before)
 
 
+@pytest.mark.integration
 def test_cv_folds_run_in_parallel_with_the_same_scores(motions):
     X, y = motions
     est, space = TSClassifier(attention="bn", **TINY), search_space("bn", training=False)
@@ -75,6 +76,7 @@ def test_cv_folds_run_in_parallel_with_the_same_scores(motions):
         serial.trials[0].user_attrs["fold_values"], rel=REL)  # fmt: skip
 
 
+@pytest.mark.integration
 def test_cv_folds_on_a_dask_local_cluster(motions):
     pytest.importorskip("distributed")
     from tsattn._parallel import parallel_backend
@@ -298,6 +300,7 @@ def test_fold_threads_share_the_cores_among_the_folds_running_at_once():
     assert fold_threads(3, 2, cores=4, on_dask=True) == [1] * 3
 
 
+@pytest.mark.integration
 def test_a_pruned_trial_cancels_its_parallel_folds_without_a_warning(motions):
     X, y = motions
     with warnings.catch_warnings(record=True) as caught:

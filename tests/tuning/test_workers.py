@@ -59,6 +59,7 @@ def _load(storage):
     return optuna.load_study(study_name="shared", storage=resolve_storage(storage))
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("name", ["study.db", "study.journal"])
 def test_three_workers_record_exactly_n_trials_with_distinct_points(tmp_path, name):
     """Issue 17: 3 workers with one random_state drew 2 distinct points in 6 trials, and SQLite
@@ -77,6 +78,7 @@ def test_three_workers_record_exactly_n_trials_with_distinct_points(tmp_path, na
     assert not study.get_trials(states=(STATE.RUNNING, STATE.WAITING, STATE.PRUNED))
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("name", ["study.db", "study.journal"])
 def test_a_worker_killed_mid_trial_loses_nothing(tmp_path, name):
     storage = tmp_path / name
@@ -138,6 +140,7 @@ for r in range(rounds):
 """
 
 
+@pytest.mark.integration
 def test_three_workers_opening_a_new_sqlite_url_together_all_get_it(tmp_path):
     """Issue 37: three tune(storage="sqlite:///new.db") started at once failed about 1 run in 9
     with "UNIQUE constraint failed: alembic_version.version_num" (Optuna writing its tables twice,
