@@ -252,7 +252,7 @@ def step_parts(case: FitCase, steps: int = 50, device: str = "cpu", **params: An
         activities.append(torch.profiler.ProfilerActivity.CUDA)
     with contextlib.ExitStack() as stack:
         stack.enter_context(_patched(loop, "_train_epoch", _scoped("steps")))
-        stack.enter_context(_patched(RocketTokenizer, "_features",
+        stack.enter_context(_patched(RocketTokenizer, "fixed_features",
                                             _scoped("random-kernel features")))
         for cls in (TensorData, WindowData):
             stack.enter_context(_patched(cls, "batch", _scoped("batching and augmentation")))

@@ -33,6 +33,7 @@ from tsattn.training import (
     ProgressBar,
     TensorData,
     TrainingDivergedError,
+    fit_levels,
     predict,
     resolve_device,
     seeded,
@@ -249,6 +250,7 @@ class BaseTSEstimator(BaseEstimator):
         self.max_steps_ = steps
         with seeded(seed, self.device_):
             self.module_ = self._build_network().to(self.device_)
+            fit_levels(self.module_, train_data)  # e.g. the random-kernel levels, before any training
             self._pretrain(train_data, rng)
             optimizer = torch.optim.AdamW(
                 self.module_.parameters(), lr=self.lr, weight_decay=self.weight_decay

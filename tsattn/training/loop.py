@@ -21,6 +21,7 @@ from torch import nn
 from tsattn.training.callbacks import Callback, Diverged
 from tsattn.training.data import TensorData
 from tsattn.training.device import autocast
+from tsattn.training.fixed import CACHE_BYTES, cache_fixed_features
 
 __all__ = ["TrainResult", "train", "predict"]
 
@@ -41,10 +42,12 @@ def _has_batchnorm(module: nn.Module) -> bool:
 
 
 def _train_epoch(module, loss_fn, data, optimizer, batch_size, rng, fixed_len, precision,
-                 callbacks=(), estimator=None, step=0, max_steps=None, transform=None, mix=None
-                 ) -> tuple[float, int]:
+                 callbacks=(), estimator=None, step=0, max_steps=None, transform=None, mix=None,
+                 cache=None) -> tuple[float, int]:
     """One pass over ``data`` (or up to ``max_steps`` steps in all); returns the mean loss and the
-    step count so far."""
+    step count so far. ``cache``: the network's fixed features of every series of
+    ``data`` (:func:`~tsattn.training.cache_fixed_features`), recomputed only for the series the
+    augmentation changes."""
     module.train()
     skip_singletons = len(data) > 1 and _has_batchnorm(module)
     total, seen = 0.0, 0
@@ -53,13 +56,15 @@ def _train_epoch(module, loss_fn, data, optimizer, batch_size, rng, fixed_len, p
             continue  # a batch of one gives BatchNorm no variance to normalise by
         idx = torch.as_tensor(idx_np, device=data.x.device)
         x, mask = data.batch(idx, fixed_len)
+        fixed = None if cache is None else cache[idx]
         if transform is not None:
-            x = transform(x, mask)
+            x, fixed = _augment(module, transform, x, mask, fixed, data.x.shape[1])
         y = data.y[idx]
         if mix is not None:
             x, mask, perm, lam = mix(x, mask)
+            fixed = None  # mixed series: their features are computed in the forward pass
         with autocast(data.x.device, precision):
-            output = module(x, mask).float()
+            output = (module(x, mask) if fixed is None else module(x, mask, fixed=fixed)).float()
         loss = loss_fn(output, y)
         if mix is not None:
             loss = lam * loss + (1 - lam) * loss_fn(output, y[perm])
@@ -74,6 +79,27 @@ def _train_epoch(module, loss_fn, data, optimizer, batch_size, rng, fixed_len, p
         if max_steps is not None and step >= max_steps:
             break
     return total / max(seen, 1), step
+
+
+def _augment(module, transform, x, mask, fixed, length):
+    """The augmented batch and the fixed features that still hold: the cached ones of the rows the
+    transform left unchanged, those of the changed rows recomputed on the rows padded back to the
+    cache's ``length`` (a transform without ``apply`` changes every row)."""
+    if fixed is None or not hasattr(transform, "apply"):
+        return transform(x, mask), None
+    x, rows = transform.apply(x, mask)
+    if rows is None:  # every row changed: the forward pass computes the features
+        return x, None
+    if len(rows):
+        rows = rows.to(x.device)
+        pad = length - x.shape[1]
+        xs = nn.functional.pad(x[rows], (0, 0, 0, pad))
+        ms = None if mask is None else mask[rows]
+        if pad:  # the steps added are padding
+            ms = torch.ones(len(rows), x.shape[1], dtype=torch.bool, device=x.device) if ms is None else ms
+            ms = nn.functional.pad(ms, (0, pad))
+        fixed = fixed.index_copy(0, rows, module.fixed_features(xs, ms))
+    return x, fixed
 
 
 def train(
@@ -94,6 +120,7 @@ def train(
     fixed_len: bool = False,
     precision: str = "float32",
     score_fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor] | None = None,
+    cache_bytes: int = CACHE_BYTES,
 ) -> TrainResult:
     """Train ``module`` in place for up to ``max_epochs`` epochs and ``max_steps`` optimiser steps.
 
@@ -107,10 +134,15 @@ def train(
     training stops after ``max_epochs``, after ``max_steps`` steps (mid-epoch), when a callback
     returns True, or on Ctrl-C (``KeyboardInterrupt``: a warning, and the result says so).
     Every callback's ``on_train_end`` runs however training ends. ``precision``: see
-    :func:`~tsattn.training.autocast`.
+    :func:`~tsattn.training.autocast`. A network with fixed features
+    (:mod:`tsattn.training.fixed`) gets those of every training series computed once, when they
+    take at most ``cache_bytes`` (0: computed in every step); a ``transform`` with an ``apply(x,
+    mask) -> (x, rows)`` method (:class:`~tsattn.training.SliceAndScale`) says which rows it
+    changed, and only theirs are recomputed.
     """
     result = TrainResult()
     step = 0
+    cache = cache_fixed_features(module, train_data, cache_bytes) if cache_bytes else None
     for cb in callbacks:
         cb.on_train_begin(estimator)
     try:
@@ -119,7 +151,7 @@ def train(
             lr = optimizer.param_groups[0]["lr"]
             train_loss, step = _train_epoch(
                 module, loss_fn, train_data, optimizer, batch_size, rng, fixed_len, precision,
-                callbacks, estimator, step, max_steps, transform, mix,
+                callbacks, estimator, step, max_steps, transform, mix, cache,
             )
             valid_loss = valid_score = None
             if valid_data is not None:
