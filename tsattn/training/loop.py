@@ -45,17 +45,20 @@ def _train_epoch(module, loss_fn, data, optimizer, batch_size, rng, fixed_len, p
                  callbacks=(), estimator=None, step=0, max_steps=None, transform=None, mix=None,
                  cache=None) -> tuple[float, int]:
     """One pass over ``data`` (or up to ``max_steps`` steps in all); returns the mean loss and the
-    step count so far. ``cache``: the network's fixed features of every series of
+    step count so far. The loss is summed on the device and read once, at the end of the pass, and
+    the batch indices go to the device without waiting for it, so no step waits for the device
+    (on a GPU the host queues the next steps meanwhile). ``cache``: the network's fixed features of
+    every series of
     ``data`` (:func:`~tsattn.training.cache_fixed_features`), recomputed only for the series the
     augmentation changes."""
     module.train()
     skip_singletons = len(data) > 1 and _has_batchnorm(module)
-    total, seen = 0.0, 0
+    total, seen = None, 0
     for idx_np in data.shuffled_batches(batch_size, rng):
         if len(idx_np) < 2 and skip_singletons:
             continue  # a batch of one gives BatchNorm no variance to normalise by
-        idx = torch.as_tensor(idx_np, device=data.x.device)
-        x, mask = data.batch(idx, fixed_len)
+        idx = torch.from_numpy(np.asarray(idx_np)).to(data.x.device, non_blocking=True)
+        x, mask = data.batch(idx, fixed_len, rows=idx_np)
         fixed = None if cache is None else cache[idx]
         if transform is not None:
             x, fixed = _augment(module, transform, x, mask, fixed, data.x.shape[1])
@@ -74,11 +77,12 @@ def _train_epoch(module, loss_fn, data, optimizer, batch_size, rng, fixed_len, p
         step += 1
         for cb in callbacks:
             cb.on_step_end(estimator, step)
-        total += float(loss.detach()) * len(idx_np)
+        weighted = loss.detach() * len(idx_np)
+        total = weighted if total is None else total + weighted
         seen += len(idx_np)
         if max_steps is not None and step >= max_steps:
             break
-    return total / max(seen, 1), step
+    return (0.0 if total is None else float(total)) / max(seen, 1), step
 
 
 def _augment(module, transform, x, mask, fixed, length):
@@ -91,7 +95,7 @@ def _augment(module, transform, x, mask, fixed, length):
     if rows is None:  # every row changed: the forward pass computes the features
         return x, None
     if len(rows):
-        rows = rows.to(x.device)
+        rows = rows.to(x.device, non_blocking=True)
         pad = length - x.shape[1]
         xs = nn.functional.pad(x[rows], (0, 0, 0, pad))
         ms = None if mask is None else mask[rows]

@@ -79,8 +79,9 @@ class WindowData:
             return self.x[start[:, None] + offsets[None, :], channel].unsqueeze(-1)
         return self.x[self.starts[idx][:, None] + offsets[None, :]]
 
-    def batch(self, idx: torch.Tensor, fixed_len: bool) -> tuple[torch.Tensor, None]:
-        """Contexts of samples ``idx`` and no mask (windows are complete)."""
+    def batch(self, idx: torch.Tensor, fixed_len: bool, rows: np.ndarray | None = None
+              ) -> tuple[torch.Tensor, None]:
+        """Contexts of samples ``idx`` and no mask (windows are complete; ``rows`` is not needed)."""
         return self.gather(idx), None
 
     def shuffled_batches(self, batch_size: int, rng: np.random.Generator) -> list[np.ndarray]:

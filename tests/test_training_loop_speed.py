@@ -1,0 +1,81 @@
+"""The training loop's fast paths against what they replace: the loss summed on the device, batch
+lengths read on the host; and, on CUDA, no step that waits for the device."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+from tsattn.nn.network import TSTransformer
+from tsattn.training import SliceAndScale, TensorData, fit_levels, train
+from tsattn.training.loop import _train_epoch
+
+NET = dict(n_outputs=2, max_len=30, tokenizer="conv_rocket", tokenizer_params={"n_down": 1, "max_len": 30},
+           attention="bn_sh", d_model=16, n_heads=2, n_layers=1, dim_feedforward=32)  # fmt: skip
+
+
+def _data(n=22, length=30, ragged=True, device="cpu"):
+    g = torch.Generator().manual_seed(0)
+    lengths = torch.tensor([length - (2 * i % 7 if ragged else 0) for i in range(n)])
+    x = torch.randn(n, length, 3, generator=g) * (torch.arange(length)[None, :, None] < lengths[:, None, None])
+    return TensorData(x.to(device), lengths.to(device), (torch.arange(n) % 2).to(device))
+
+
+@pytest.mark.parametrize("ragged", [True, False])
+@pytest.mark.parametrize("fixed_len", [True, False])
+def test_batches_read_with_host_lengths_are_the_batches_read_on_the_device(ragged, fixed_len):
+    data = _data(ragged=ragged)
+    for rows in (np.array([0, 3, 7]), np.array([5]), np.array([1, 8, 15, 2]), np.arange(22)):
+        idx = torch.as_tensor(rows)
+        x, mask = data.batch(idx, fixed_len)
+        x_host, mask_host = data.batch(idx, fixed_len, rows=rows)
+        assert torch.equal(x, x_host)
+        assert (mask is None and mask_host is None) or torch.equal(mask, mask_host)
+
+
+def test_the_epoch_loss_is_the_mean_of_its_step_losses_read_once():
+    data = _data()
+    torch.manual_seed(0)
+    net = TSTransformer(3, **NET)
+    fit_levels(net, data)
+    steps = []
+
+    def loss_fn(out, y):
+        loss = torch.nn.functional.cross_entropy(out, y)
+        steps.append((float(loss.detach()), len(y)))  # the test reads it; the loop does not
+        return loss
+
+    optimizer = torch.optim.AdamW(net.parameters())
+    mean, step = _train_epoch(net, loss_fn, data, optimizer, 8, np.random.default_rng(0), False,
+                              "float32", transform=SliceAndScale(0.8, 0.1, 0.5))  # fmt: skip
+    assert step == 3 and [n for _, n in steps] == [8, 8, 6]
+    assert mean == pytest.approx(sum(v * n for v, n in steps) / 22, rel=1e-6)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+def test_a_cuda_training_epoch_waits_for_the_device_once():
+    data = _data(n=64, ragged=False, device="cuda")
+    torch.manual_seed(0)
+    net = TSTransformer(3, **NET).cuda()
+    fit_levels(net, data)
+    from tsattn.training.fixed import cache_fixed_features
+
+    cache = cache_fixed_features(net, data)
+    optimizer = torch.optim.AdamW(net.parameters(), 1e-3, weight_decay=0.05, foreach=True)
+    args = (net, torch.nn.functional.cross_entropy, data, optimizer, 8, np.random.default_rng(0),
+            False, "float32")  # fmt: skip
+    kw = dict(transform=SliceAndScale(0.8, 0.1, 0.5), cache=cache)
+    _train_epoch(*args, **kw)  # warm-up: allocations, kernels
+    torch.cuda.synchronize()
+    torch.cuda.set_sync_debug_mode("warn")
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            _train_epoch(*args, **kw)  # 8 steps
+    finally:
+        torch.cuda.set_sync_debug_mode("default")
+    syncs = [w for w in caught if "synchroniz" in str(w.message)]
+    assert len(syncs) <= 1, [str(w.message) for w in syncs]  # the epoch's loss, read at its end
