@@ -47,6 +47,7 @@ def test_profile_fit_command_writes_its_tables(tmp_path, capsys, monkeypatch):
     record = json.loads((tmp_path / "profile_fit.json").read_text())
     assert record["cases"]["classifier"]["steps"]["n_steps"] == 2
     assert "a training step by part" in (tmp_path / "tables.md").read_text()
+    assert set(pd.read_csv(tmp_path / "optimiser.csv").variant) == {"loop", "foreach", "fused"}
 
 
 def test_profile_fit_refuses_an_unknown_estimator(capsys, tmp_path):

@@ -1,5 +1,5 @@
 """The training loop's fast paths against what they replace: the loss summed on the device, batch
-lengths read on the host; and, on CUDA, no step that waits for the device."""
+lengths read on the host, the fused optimiser; and, on CUDA, no step that waits for the device."""
 
 from __future__ import annotations
 
@@ -55,6 +55,43 @@ def test_the_epoch_loss_is_the_mean_of_its_step_losses_read_once():
     assert mean == pytest.approx(sum(v * n for v, n in steps) / 22, rel=1e-6)
 
 
+def test_fused_adamw_steps_as_the_per_parameter_loop():
+    """One step from the same gradients moves every weight alike to float32 rounding; trained for
+    a few epochs, the two networks then differ by what rounding does to training (the weights
+    before a BatchNorm get gradients of pure rounding noise, which Adam scales up), not more."""
+    data = _data()
+    torch.manual_seed(0)
+    net = TSTransformer(3, **NET)
+    fit_levels(net, data)
+    x, mask = data.batch(torch.arange(22), False)
+    torch.nn.functional.cross_entropy(net(x, mask), data.y).backward()
+    moved = []
+    for kw in (dict(fused=True), dict(foreach=False)):
+        copy = TSTransformer(3, **NET)
+        copy.load_state_dict(net.state_dict())
+        for p, q in zip(copy.parameters(), net.parameters(), strict=True):
+            p.grad = q.grad.clone()
+        torch.optim.AdamW(copy.parameters(), lr=1e-3, weight_decay=0.05, **kw).step()
+        moved.append(list(copy.parameters()))
+    for p, q in zip(*moved, strict=True):
+        torch.testing.assert_close(p, q, rtol=1e-6, atol=1e-7)
+
+    def fit(**kw):
+        torch.manual_seed(0)
+        net = TSTransformer(3, **NET)
+        fit_levels(net, data)
+        torch.manual_seed(1)
+        train(net, torch.nn.functional.cross_entropy, data, None, max_epochs=8, batch_size=8,
+              optimizer=torch.optim.AdamW(net.parameters(), lr=1e-3, weight_decay=0.05, **kw),
+              rng=np.random.default_rng(0), transform=SliceAndScale(0.8, 0.1, 0.5))  # fmt: skip
+        with torch.no_grad():
+            return net.eval()(x, mask)
+
+    loop = fit(foreach=False)
+    assert torch.equal(fit(foreach=True), loop)  # foreach: the same arithmetic, batched
+    torch.testing.assert_close(fit(fused=True), loop, rtol=0, atol=1e-2)
+
+
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
 def test_a_cuda_training_epoch_waits_for_the_device_once():
     data = _data(n=64, ragged=False, device="cuda")
@@ -62,9 +99,10 @@ def test_a_cuda_training_epoch_waits_for_the_device_once():
     net = TSTransformer(3, **NET).cuda()
     fit_levels(net, data)
     from tsattn.training.fixed import cache_fixed_features
+    from tsattn.training.optim import adamw
 
     cache = cache_fixed_features(net, data)
-    optimizer = torch.optim.AdamW(net.parameters(), 1e-3, weight_decay=0.05, foreach=True)
+    optimizer = adamw(net.parameters(), 1e-3, 0.05)
     args = (net, torch.nn.functional.cross_entropy, data, optimizer, 8, np.random.default_rng(0),
             False, "float32")  # fmt: skip
     kw = dict(transform=SliceAndScale(0.8, 0.1, 0.5), cache=cache)

@@ -36,7 +36,8 @@ from typing import Any
 import numpy as np
 import torch
 
-__all__ = ["CASES", "FitCase", "random_fit_data", "fit_phases", "step_parts", "profile_fits"]
+__all__ = ["CASES", "FitCase", "random_fit_data", "fit_phases", "step_parts", "optimiser_variants",
+           "profile_fits", "write_tables"]
 
 
 @dataclass(frozen=True)
@@ -333,6 +334,38 @@ def _charge(events, n_steps: int, dev: torch.device) -> dict[str, Any]:
     return out
 
 
+# --------------------------------------------------------------------------- the optimiser
+def optimiser_variants(case: FitCase, device: str = "cpu", rounds: int = 15, steps: int = 20
+                       ) -> list[dict[str, Any]]:
+    """Milliseconds per AdamW step on the parameters of the case's default network (random
+    gradients) for the three implementations: the per-parameter loop (``foreach=False``),
+    ``foreach=True`` and ``fused=True``; ``rounds`` rounds of ``steps`` steps, the variants
+    interleaved in every round, the median round reported."""
+    X, y = random_fit_data(case.task, case.n, case.channels, case.length, case.classes)
+    est = _fit(_estimator(case, device=device, max_steps=1), X, y)
+    dev = next(est.module_.parameters()).device
+    variants = {"loop": dict(foreach=False), "foreach": dict(foreach=True), "fused": dict(fused=True)}
+    optimisers = {}
+    for name, kw in variants.items():
+        params = [torch.nn.Parameter(p.detach().clone()) for p in est.module_.parameters()]
+        for p in params:
+            p.grad = torch.randn_like(p)
+        optimisers[name] = torch.optim.AdamW(params, lr=1e-3, weight_decay=0.05, **kw)
+    times: dict[str, list[float]] = {name: [] for name in variants}
+    for _ in range(rounds):
+        for name, opt in optimisers.items():
+            _sync(dev)
+            t0 = time.perf_counter()
+            for _ in range(steps):
+                opt.step()
+            _sync(dev)
+            times[name].append((time.perf_counter() - t0) / steps * 1e3)
+    n_params = sum(p.numel() for p in est.module_.parameters())
+    n_tensors = len(list(est.module_.parameters()))
+    return [{"variant": name, "ms_per_step": float(np.median(t)), "parameters": n_params,
+             "tensors": n_tensors} for name, t in times.items()]  # fmt: skip
+
+
 # --------------------------------------------------------------------------- all together
 def profile_fits(cases: list[str], steps: int = 50, warmup_steps: int = 20, device: str = "cpu",
                  full_fit: bool = True, log=print) -> dict[str, Any]:
@@ -356,6 +389,8 @@ def profile_fits(cases: list[str], steps: int = 50, warmup_steps: int = 20, devi
             entry["phases"] = fit_phases(case, device=device)
         log(f"{name}: {steps} steps under the profiler")
         entry["steps"] = step_parts(case, steps=steps, device=device)
+        log(f"{name}: AdamW's three implementations")
+        entry["optimiser"] = optimiser_variants(case, device=device)
         record["cases"][name] = entry
     record["load_average_at_end"] = list(os.getloadavg()) if hasattr(os, "getloadavg") else None
     return record
@@ -369,7 +404,7 @@ def write_tables(record: dict[str, Any], out) -> str:
     import pandas as pd
 
     out = Path(out)
-    phases, steps, tops = [], [], []
+    phases, steps, tops, optimisers = [], [], [], []
     for name, entry in record["cases"].items():
         if "phases" in entry:
             phases.append({"estimator": name, **entry["phases"]})
@@ -383,7 +418,9 @@ def write_tables(record: dict[str, Any], out) -> str:
             steps.append({"estimator": name, "part": key.removesuffix("_ms_per_step").replace("_", " "),
                           "ms_per_step": value})  # fmt: skip
         tops.extend({"estimator": name, **row} for row in s["top_ops"])
-    frames = {"phases": pd.DataFrame(phases), "steps": pd.DataFrame(steps), "top_ops": pd.DataFrame(tops)}
+        optimisers.extend({"estimator": name, **row} for row in entry.get("optimiser", ()))
+    frames = {"phases": pd.DataFrame(phases), "steps": pd.DataFrame(steps), "top_ops": pd.DataFrame(tops),
+              "optimiser": pd.DataFrame(optimisers)}  # fmt: skip
     for key, frame in frames.items():
         frame.to_csv(out / f"{key}.csv", index=False, float_format="%.4g")
     where = record.get("gpu", record["machine"])
@@ -397,6 +434,9 @@ def write_tables(record: dict[str, Any], out) -> str:
         lines += [f"{name}: a training step by part ({record['steps']} steps profiled, milliseconds per step; "
                   "share of the profiled step):", "",
                   _markdown(frame.drop(columns="estimator").dropna(axis=1, how="all"), "{:.3f}"), ""]
+    if optimisers:
+        lines += ["AdamW, milliseconds per step by implementation (interleaved rounds, median):", "",
+                  _markdown(frames["optimiser"], "{:.3f}"), ""]
     text = "\n".join(lines)
     (out / "tables.md").write_text(text + "\n", encoding="utf-8")
     return text

@@ -5,7 +5,8 @@ and FLOPs vs N) and ``profile.png`` (ratios vs N, one line per D, as 001 Fig. 1-
 
 ``tsattn profile fit``: where a default fit of each estimator spends its time
 (:mod:`tsattn.analysis.fit_profile`): ``phases.csv`` (the fit's phases), ``steps.csv`` (a training
-step's parts), ``top_ops.csv``, ``tables.md`` and ``profile_fit.json`` in ``--out``.
+step's parts), ``top_ops.csv``, ``optimiser.csv`` (AdamW's implementations), ``tables.md`` and
+``profile_fit.json`` in ``--out``.
 """
 
 from __future__ import annotations
@@ -135,7 +136,8 @@ def run_fit(args: argparse.Namespace) -> int:
     (out / "profile_fit.json").write_text(json.dumps(record, indent=2, default=repr) + "\n")
     text = write_tables(record, out)
     print(text)
-    print(f"wrote {out / 'tables.md'}, phases.csv, steps.csv, top_ops.csv and profile_fit.json")
+    print(f"wrote {out / 'tables.md'}, phases.csv, steps.csv, top_ops.csv, optimiser.csv and "
+          "profile_fit.json")
     return 0
 
 

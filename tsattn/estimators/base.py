@@ -33,6 +33,7 @@ from tsattn.training import (
     ProgressBar,
     TensorData,
     TrainingDivergedError,
+    adamw,
     fit_levels,
     predict,
     resolve_device,
@@ -252,9 +253,7 @@ class BaseTSEstimator(BaseEstimator):
             self.module_ = self._build_network().to(self.device_)
             fit_levels(self.module_, train_data)  # e.g. the random-kernel levels, before any training
             self._pretrain(train_data, rng)
-            optimizer = torch.optim.AdamW(
-                self.module_.parameters(), lr=self.lr, weight_decay=self.weight_decay
-            )
+            optimizer = adamw(self.module_.parameters(), lr=self.lr, weight_decay=self.weight_decay)
 
             def finite_outputs() -> bool:
                 return bool(torch.isfinite(self._predict_tensor(train_data, fixed_len)).all())

@@ -20,6 +20,7 @@ from tsattn.training.data import TensorData
 from tsattn.training.device import PRECISIONS, autocast, resolve_device, seeded
 from tsattn.training.fixed import cache_fixed_features, fit_levels
 from tsattn.training.loop import TrainResult, predict, train
+from tsattn.training.optim import adamw
 from tsattn.training.pretrain import MaskedReconstruction, pretrain
 from tsattn.training.windows import WindowData
 
@@ -38,6 +39,7 @@ __all__ = [
     "TrainResult",
     "TrainingDivergedError",
     "WindowData",
+    "adamw",
     "autocast",
     "cache_fixed_features",
     "fit_levels",
