@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 
-__all__ = ["DaskMissingError", "parallel_backend", "usable_cores", "worker_threads"]
+__all__ = ["DaskMissingError", "free_cores", "parallel_backend", "usable_cores", "worker_threads"]
 
 
 class DaskMissingError(ImportError):
@@ -93,3 +93,36 @@ def worker_threads(n_workers: int, scheduler: str | None) -> int:
     if scheduler:
         return 1
     return max(1, usable_cores() // max(1, n_workers))
+
+
+def _cpu_times() -> tuple[float, float] | None:
+    """``(idle, total)`` jiffies of every CPU of the machine (Linux ``/proc/stat``), or None."""
+    try:
+        with open("/proc/stat", encoding="ascii") as f:
+            fields = [float(v) for v in f.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+    # user nice system idle iowait irq softirq steal (guest time is counted in user already)
+    return fields[3] + fields[4], sum(fields[:8])
+
+
+def free_cores(interval: float = 0.05) -> int:
+    """The cores of this process (:func:`usable_cores`) that other processes leave idle, measured
+    over ``interval`` seconds (Linux; elsewhere the 1-minute load average, else every usable core);
+    at least 1. A core busy with another process is not free: a thread of ours scheduled there
+    would wait for it, and make every other thread of the same parallel op wait too."""
+    import os
+    import time
+
+    usable = usable_cores()
+    first = _cpu_times()
+    if first is not None:
+        time.sleep(interval)
+        second = _cpu_times()
+        total = second[1] - first[1]
+        if total > 0:
+            idle_cpus = (second[0] - first[0]) / total * (os.cpu_count() or usable)
+            return max(1, min(usable, int(idle_cpus + 0.5)))
+    if hasattr(os, "getloadavg"):
+        return max(1, min(usable, int(usable - os.getloadavg()[0] + 0.5)))
+    return usable

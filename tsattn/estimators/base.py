@@ -21,6 +21,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_random_state
 
+from tsattn._parallel import free_cores
 from tsattn._validation import POSITIVE_INT
 from tsattn.attention import AttentionSpec, check_model_size, get_attention_class, resolve_attention
 from tsattn.estimators.params import attention_param, check_params, declare, param
@@ -38,6 +39,7 @@ from tsattn.training import (
     predict,
     resolve_device,
     seeded,
+    torch_threads,
     train,
 )
 
@@ -131,6 +133,15 @@ class BaseTSEstimator(BaseEstimator):
     device: str = param(
         "auto", [str, torch.device], "``'auto'`` (CUDA when present), ``'cpu'``, ``'cuda'`` or "
         "``'cuda:N'``."
+    )
+    n_threads: int | str | None = param(
+        "auto", [POSITIVE_INT, StrOptions({"auto"}), None], "Torch threads while fitting and "
+        "predicting (restored after; ``n_threads_`` is the count used). ``'auto'``: the cores other "
+        "processes leave idle when the fit starts, at most torch's own setting (which follows "
+        "``OMP_NUM_THREADS``, as joblib sets it to one for each parallel worker); None leaves "
+        "torch's setting. A thread on a core another process keeps busy makes every parallel op "
+        "wait for it: beside one CPU-bound process a default two-thread fit took several times its "
+        "idle time (``docs/results/busy_machine/``)."
     )
     precision: str = param(
         "float32", [StrOptions(set(PRECISIONS))], "``'bf16-mixed'`` runs the forward pass under "
@@ -249,7 +260,8 @@ class BaseTSEstimator(BaseEstimator):
         if self.lr_schedule == "warmup_cosine" and steps is None:
             steps = epochs * -(-len(train_data) // self.batch_size_)
         self.max_steps_ = steps
-        with seeded(seed, self.device_):
+        self.n_threads_ = self._fit_threads()
+        with seeded(seed, self.device_), torch_threads(self.n_threads_):
             self.module_ = self._build_network().to(self.device_)
             fit_levels(self.module_, train_data)  # e.g. the random-kernel levels, before any training
             self._pretrain(train_data, rng)
@@ -284,10 +296,17 @@ class BaseTSEstimator(BaseEstimator):
         self.interrupted_ = result.interrupted
         return self
 
+    def _fit_threads(self) -> int | None:
+        """Torch threads for this fit, from ``n_threads``."""
+        if self.n_threads == "auto":
+            return min(torch.get_num_threads(), free_cores())
+        return None if self.n_threads is None else int(self.n_threads)
+
     def _predict_tensor(self, data: TensorData, fixed_len: bool) -> torch.Tensor:
-        """The network's outputs for ``data``, float32 on the CPU."""
-        out = predict(self.module_, data, batch_size=self._predict_batch(),
-                      fixed_len=fixed_len, precision=self.precision)  # fmt: skip
+        """The network's outputs for ``data``, float32 on the CPU, on the fit's threads."""
+        with torch_threads(getattr(self, "n_threads_", None)):
+            out = predict(self.module_, data, batch_size=self._predict_batch(),
+                          fixed_len=fixed_len, precision=self.precision)  # fmt: skip
         return out.cpu()
 
     def _predict_batch(self) -> int:

@@ -17,7 +17,7 @@ from tsattn.training.callbacks import (
     TrainingDivergedError,
 )
 from tsattn.training.data import TensorData
-from tsattn.training.device import PRECISIONS, autocast, resolve_device, seeded
+from tsattn.training.device import PRECISIONS, autocast, resolve_device, seeded, torch_threads
 from tsattn.training.fixed import cache_fixed_features, fit_levels
 from tsattn.training.loop import TrainResult, predict, train
 from tsattn.training.optim import adamw
@@ -47,5 +47,6 @@ __all__ = [
     "pretrain",
     "resolve_device",
     "seeded",
+    "torch_threads",
     "train",
 ]
