@@ -154,3 +154,28 @@ def test_the_classifier_fits_the_levels_on_its_training_series_once():
     fit_levels(again, clf._to_tensors(clf._check_X_predict(X)))
     torch.testing.assert_close(again.running_mean, rocket.running_mean)  # not moved by training
     torch.testing.assert_close(again.running_var, rocket.running_var)
+
+
+def test_without_refreshing_a_training_step_computes_no_fixed_features(monkeypatch):
+    data = _ragged(n=20)
+    net = _network()
+    fit_levels(net, data)
+    calls = []
+    compute = net.fixed_features
+    monkeypatch.setattr(net, "fixed_features", lambda x, m: calls.append(len(x)) or compute(x, m))
+    kw = dict(optimizer=torch.optim.AdamW(net.parameters()), max_epochs=2, batch_size=8,
+              rng=np.random.default_rng(0), transform=SliceAndScale(0.8, 0.1, 0.5))  # fmt: skip
+    train(net, torch.nn.functional.cross_entropy, data, None, refresh_fixed=False, **kw)
+    assert sum(calls) == 20  # the cache, once
+    calls.clear()
+    train(net, torch.nn.functional.cross_entropy, data, None, **kw)
+    assert sum(calls) > 20  # the cache, then the augmented series of each step
+
+
+def test_the_classifier_can_keep_the_features_of_the_series_as_given():
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(20, 2, 48)), np.arange(20) % 2
+    kw = dict(d_model=16, n_heads=2, n_layers=1, dim_feedforward=32, max_steps=5, random_state=0)
+    kept = TSClassifier(rocket_augmented=False, **kw).fit(X, y)
+    assert kept.predict_proba(X).shape == (20, 2)
+    assert not np.allclose(kept.predict_proba(X), TSClassifier(**kw).fit(X, y).predict_proba(X))

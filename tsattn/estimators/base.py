@@ -209,6 +209,11 @@ class BaseTSEstimator(BaseEstimator):
         """The training-batch transform of this estimator (None: no augmentation)."""
         return None
 
+    def _refresh_fixed(self) -> bool:
+        """Whether the network's fixed features of augmented series are computed from them
+        (:func:`~tsattn.training.train`'s ``refresh_fixed``)."""
+        return True
+
     def _mixing(self):
         """The training-batch mixing of this estimator, e.g. :class:`~tsattn.training.MixUp`
         (None: none)."""
@@ -285,6 +290,7 @@ class BaseTSEstimator(BaseEstimator):
                     transform=self._augmentation(), mix=self._mixing(),
                     callbacks=[*callbacks, *(self.callbacks or ())], estimator=self,
                     fixed_len=fixed_len, precision=self.precision, score_fn=self._score_fn,
+                    refresh_fixed=self._refresh_fixed(),
                 )  # fmt: skip
             except TrainingDivergedError:
                 del self.module_  # never a fitted model that outputs NaN

@@ -43,14 +43,13 @@ def _has_batchnorm(module: nn.Module) -> bool:
 
 def _train_epoch(module, loss_fn, data, optimizer, batch_size, rng, fixed_len, precision,
                  callbacks=(), estimator=None, step=0, max_steps=None, transform=None, mix=None,
-                 cache=None) -> tuple[float, int]:
+                 cache=None, refresh_fixed=True) -> tuple[float, int]:
     """One pass over ``data`` (or up to ``max_steps`` steps in all); returns the mean loss and the
     step count so far. The loss is summed on the device and read once, at the end of the pass, and
     the batch indices go to the device without waiting for it, so no step waits for the device
     (on a GPU the host queues the next steps meanwhile). ``cache``: the network's fixed features of
-    every series of
-    ``data`` (:func:`~tsattn.training.cache_fixed_features`), recomputed only for the series the
-    augmentation changes."""
+    every series of ``data`` (:func:`~tsattn.training.cache_fixed_features`), recomputed only for
+    the series the augmentation changes (``refresh_fixed``) or kept for them too."""
     module.train()
     skip_singletons = len(data) > 1 and _has_batchnorm(module)
     total, seen = None, 0
@@ -60,7 +59,9 @@ def _train_epoch(module, loss_fn, data, optimizer, batch_size, rng, fixed_len, p
         idx = torch.from_numpy(np.asarray(idx_np)).to(data.x.device, non_blocking=True)
         x, mask = data.batch(idx, fixed_len, rows=idx_np)
         fixed = None if cache is None else cache[idx]
-        if transform is not None:
+        if transform is not None and fixed is not None and not refresh_fixed:
+            x = transform(x, mask)  # the features of the series as given, augmented or not
+        elif transform is not None:
             x, fixed = _augment(module, transform, x, mask, fixed, data.x.shape[1])
         y = data.y[idx]
         if mix is not None:
@@ -125,6 +126,7 @@ def train(
     precision: str = "float32",
     score_fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor] | None = None,
     cache_bytes: int = CACHE_BYTES,
+    refresh_fixed: bool = True,
 ) -> TrainResult:
     """Train ``module`` in place for up to ``max_epochs`` epochs and ``max_steps`` optimiser steps.
 
@@ -142,7 +144,9 @@ def train(
     (:mod:`tsattn.training.fixed`) gets those of every training series computed once, when they
     take at most ``cache_bytes`` (0: computed in every step); a ``transform`` with an ``apply(x,
     mask) -> (x, rows)`` method (:class:`~tsattn.training.SliceAndScale`) says which rows it
-    changed, and only theirs are recomputed.
+    changed, and only theirs are recomputed; ``refresh_fixed=False`` keeps the cached features of
+    the unchanged series for the augmented ones too (the fixed features then never see the
+    augmentation, and no training step computes any).
     """
     result = TrainResult()
     step = 0
@@ -155,7 +159,7 @@ def train(
             lr = optimizer.param_groups[0]["lr"]
             train_loss, step = _train_epoch(
                 module, loss_fn, train_data, optimizer, batch_size, rng, fixed_len, precision,
-                callbacks, estimator, step, max_steps, transform, mix, cache,
+                callbacks, estimator, step, max_steps, transform, mix, cache, refresh_fixed,
             )
             valid_loss = valid_score = None
             if valid_data is not None:
