@@ -67,3 +67,33 @@ def test_parallel_folds_fit_on_one_thread_each():
     X, y = _data()
     out = cross_validate(TSClassifier(**TINY), X, y, cv=2, n_jobs=2, return_estimator=True)
     assert [est.n_threads_ for est in out["estimator"]] == [1, 1]  # joblib's workers: one each
+
+
+def test_cores_left_counts_idle_cores_and_the_process_own():
+    from tsattn._parallel import cores_left
+
+    n = __import__("os").cpu_count()
+    # over 1 s of n cores: half idle, a quarter ours, a quarter another process's
+    assert cores_left((0.0, 0.0, 0.0), (0.5 * n, 1.0 * n, 0.25 * n)) == pytest.approx(0.75 * n)
+    assert cores_left((1.0, 5.0, 2.0), (1.0, 5.0, 2.0)) is None
+
+
+def test_the_thread_budget_follows_the_cores_neighbours_leave(monkeypatch):
+    import tsattn.training.threads as threads
+
+    left = iter([1.2, 0.4, 1.9, 3.0])  # cores left to the fit at each check
+    clock = iter(range(0, 100, 3))  # three seconds between steps: every step checks
+    monkeypatch.setattr(threads, "cpu_sample", lambda: (0.0, 0.0, 0.0))
+    monkeypatch.setattr(threads, "cores_left", lambda first, second: next(left))
+    monkeypatch.setattr(threads.time, "monotonic", lambda: next(clock))
+    before = torch.get_num_threads()
+    try:
+        torch.set_num_threads(2)
+        budget = threads.ThreadBudget(limit=2, every=2.0)
+        budget.on_train_begin(None)
+        for step in (1, 2, 3, 4):
+            budget.on_step_end(None, step)
+        # 1.2 -> 1, 0.4 -> at least 1, 1.9 -> 2, 3.0 -> the limit, 2
+        assert budget.changes == [(1, 1), (3, 2)] and torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)

@@ -33,6 +33,7 @@ from tsattn.training import (
     NaNGuard,
     ProgressBar,
     TensorData,
+    ThreadBudget,
     TrainingDivergedError,
     adamw,
     fit_levels,
@@ -136,8 +137,9 @@ class BaseTSEstimator(BaseEstimator):
     )
     n_threads: int | str | None = param(
         "auto", [POSITIVE_INT, StrOptions({"auto"}), None], "Torch threads while fitting and "
-        "predicting (restored after; ``n_threads_`` is the count used). ``'auto'``: the cores other "
-        "processes leave idle when the fit starts, at most torch's own setting (which follows "
+        "predicting (restored after; ``n_threads_`` is the count a fit starts with). ``'auto'``: the "
+        "cores other processes leave idle when the fit starts, checked again every two seconds of "
+        "training (:class:`~tsattn.training.ThreadBudget`), at most torch's own setting (which follows "
         "``OMP_NUM_THREADS``, as joblib sets it to one for each parallel worker); None leaves "
         "torch's setting. A thread on a core another process keeps busy makes every parallel op "
         "wait for it: beside one CPU-bound process a default two-thread fit took several times its "
@@ -265,6 +267,7 @@ class BaseTSEstimator(BaseEstimator):
         if self.lr_schedule == "warmup_cosine" and steps is None:
             steps = epochs * -(-len(train_data) // self.batch_size_)
         self.max_steps_ = steps
+        cap = torch.get_num_threads()  # the caller's own setting: "auto" never goes above it
         self.n_threads_ = self._fit_threads()
         with seeded(seed, self.device_), torch_threads(self.n_threads_):
             self.module_ = self._build_network().to(self.device_)
@@ -281,6 +284,8 @@ class BaseTSEstimator(BaseEstimator):
                 NaNGuard(self.module_, hint=f"lr={self.lr}", verify=finite_outputs),
                 LRScheduler(optimizer, self.lr_schedule, epochs, patience, steps, self.warmup),
             ]
+            if self.n_threads == "auto":  # the cores free now, and later as neighbours come and go
+                callbacks.append(ThreadBudget(cap))
             if self.verbose:
                 callbacks.append(ProgressBar(epochs, f"fit {type(self).__name__}"))
             try:

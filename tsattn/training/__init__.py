@@ -22,6 +22,7 @@ from tsattn.training.fixed import cache_fixed_features, fit_levels
 from tsattn.training.loop import TrainResult, predict, train
 from tsattn.training.optim import adamw
 from tsattn.training.pretrain import MaskedReconstruction, pretrain
+from tsattn.training.threads import ThreadBudget
 from tsattn.training.windows import WindowData
 
 __all__ = [
@@ -36,6 +37,7 @@ __all__ = [
     "ProgressBar",
     "SliceAndScale",
     "TensorData",
+    "ThreadBudget",
     "TrainResult",
     "TrainingDivergedError",
     "WindowData",
