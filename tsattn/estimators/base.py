@@ -143,7 +143,8 @@ class BaseTSEstimator(BaseEstimator):
         "``OMP_NUM_THREADS``, as joblib sets it to one for each parallel worker); None leaves "
         "torch's setting. A thread on a core another process keeps busy makes every parallel op "
         "wait for it: beside one CPU-bound process a default two-thread fit took several times its "
-        "idle time (``docs/results/busy_machine/``)."
+        "idle time (``docs/results/busy_machine/``). Some CPU ops round differently on another "
+        "thread count: give a number for fits that repeat bit for bit whatever the machine's load."
     )
     precision: str = param(
         "float32", [StrOptions(set(PRECISIONS))], "``'bf16-mixed'`` runs the forward pass under "
