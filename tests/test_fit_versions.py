@@ -33,10 +33,11 @@ def test_a_commit_becomes_a_temporary_worktree_and_a_folder_is_used_as_it_is():
 def test_fits_of_both_versions_are_interleaved_and_summarised(tmp_path, shared_datasets, monkeypatch, capsys):
     monkeypatch.setenv("TSATTN_DATA_DIR", str(shared_datasets))
     code = main(["bench", "fit-time", "--datasets", "BasicMotions", "--baseline", str(ROOT),
-                 "--repeats", "1", "--beside-load", "--out", str(tmp_path), *TINY])  # fmt: skip
+                 "--repeats", "1", "--threads", "1", "--beside-load", "--out", str(tmp_path), *TINY])  # fmt: skip
     assert code == 0
     rows = pd.read_csv(tmp_path / "fit_time.csv")
     assert len(rows) == 4 and set(rows.beside) == {"none", "cpu_hog"} and (rows.n_steps == 3).all()
+    assert (rows.torch_threads == 1).all()  # --threads reaches both workers
     # each pair of fits alternates which version goes first
     firsts = rows.groupby((rows.index // 2))["version"].first().tolist()
     assert firsts == ["current", "baseline"]

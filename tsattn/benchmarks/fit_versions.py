@@ -102,8 +102,10 @@ def baseline_tree(ref: str, repo: Path | None = None) -> Iterator[tuple[Path, st
 class _Worker:
     """A process fitting with the tsattn of ``tree``."""
 
-    def __init__(self, tree: Path, log: Path) -> None:
+    def __init__(self, tree: Path, log: Path, threads: int | None = None) -> None:
         env = dict(os.environ, PYTHONPATH=str(tree))
+        if threads is not None:  # read by torch when it loads: every version on the same threads
+            env.update(OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads))
         self.tree = tree
         self._log = open(log, "a", encoding="utf-8")  # noqa: SIM115 - closed in close()
         self.proc = subprocess.Popen([sys.executable, "-c", _WORKER], cwd=tree, env=env, text=True,
@@ -190,11 +192,12 @@ def _warm_up_task(folder: Path) -> dict[str, Any]:
 
 def compare_fit_times(datasets: list[str], baseline: str, out: Path, repeats: int = 3,
                       params: dict[str, Any] | None = None, horizon: int = 96, beside: bool = False,
-                      seed: int = 0, log: Callable[[str], None] = print):
+                      threads: int | None = None, seed: int = 0, log: Callable[[str], None] = print):
     """Time the default fit on each of ``datasets`` with this code and with ``baseline`` (a commit
     or a folder), interleaved (see the module's docstring); rows appended to ``out/fit_time.csv``
     as fits finish (``version`` current or baseline, ``beside`` none or cpu_hog, ``round``,
-    ``seconds``, ``cpu_seconds``, the load average before the fit...). Returns the rows."""
+    ``seconds``, ``cpu_seconds``, the load average before the fit...). ``threads``: torch threads
+    of both workers (``OMP_NUM_THREADS``; default torch's own choice). Returns the rows."""
     import pandas as pd
 
     params = dict(params or {})
@@ -204,8 +207,8 @@ def compare_fit_times(datasets: list[str], baseline: str, out: Path, repeats: in
     with tempfile.TemporaryDirectory(prefix="tsattn-fit-time-") as tmp, \
             baseline_tree(baseline, current) as (base_tree, base_label):
         tasks = [load_task(d, Path(tmp), horizon) for d in datasets]
-        workers = {"current": _Worker(current, out / "workers.log"),
-                   "baseline": _Worker(base_tree, out / "workers.log")}
+        workers = {"current": _Worker(current, out / "workers.log", threads),
+                   "baseline": _Worker(base_tree, out / "workers.log", threads)}
         try:
             for name, worker in workers.items():
                 log(f"warming up the {name} worker ({worker.tree})")
@@ -241,20 +244,24 @@ def compare_fit_times(datasets: list[str], baseline: str, out: Path, repeats: in
 
 def summarise(rows) -> tuple[Any, dict[str, Any]]:
     """Per dataset and condition: each version's median seconds and their ratio (current /
-    baseline), and the median of the per-round ratios; beside a CPU hog, each version's slowdown
+    baseline), the median of the per-round ratios and the ratio of the median CPU seconds (every
+    thread of the worker; with one thread, the work done whatever the load); beside a CPU hog, each version's slowdown
     (its median beside / its median alone). Returns ``(table, totals)`` with the medians over
     datasets."""
     import pandas as pd
 
     med = rows.groupby(["dataset", "beside", "version"])["seconds"].median().unstack("version")
+    cpu = rows.groupby(["dataset", "beside", "version"])["cpu_seconds"].median().unstack("version")
     paired = rows.pivot_table(index=["dataset", "beside", "round"], columns="version", values="seconds")
     per_round = (paired["current"] / paired["baseline"]).groupby(["dataset", "beside"]).median()
     table = pd.DataFrame({"current_s": med["current"], "baseline_s": med["baseline"],
                           "ratio": med["current"] / med["baseline"],
-                          "ratio_per_round_median": per_round}).reset_index()  # fmt: skip
+                          "ratio_per_round_median": per_round,
+                          "cpu_ratio": cpu["current"] / cpu["baseline"]}).reset_index()  # fmt: skip
     totals: dict[str, Any] = {}
     for condition, part in table.groupby("beside"):
         totals[condition] = {"median_ratio": float(part["ratio"].median()),
+                             "median_cpu_ratio": float(part["cpu_ratio"].median()),
                              "datasets": int(len(part))}  # fmt: skip
     if "cpu_hog" in set(table["beside"]):
         alone = table[table.beside == "none"].set_index("dataset")

@@ -336,6 +336,9 @@ def _register_fit_time(sub: argparse._SubParsersAction) -> None:
                    help="a commit of this repository (checked out as a temporary git worktree) or "
                    "a folder holding an earlier checkout, timed in the same run")
     p.add_argument("--horizon", type=int, default=96, help="forecasting sets' horizon (default 96)")
+    p.add_argument("--threads", type=int, default=None,
+                   help="torch threads of every version's worker (OMP_NUM_THREADS; default: each "
+                   "version's own choice)")
     p.add_argument("--beside-load", action="store_true",
                    help="also time every fit beside one CPU-bound process (numpy matrix products "
                    "on two BLAS threads)")
@@ -382,8 +385,8 @@ def _fit_time_versions(args: argparse.Namespace) -> int:
     if not (args.datasets and args.baseline):
         raise CommandError("--datasets and --baseline go together: the datasets are timed against "
                            "the baseline in the same run.")  # fmt: skip
-    if args.repeats < 1 or args.horizon < 1:
-        raise CommandError("--repeats and --horizon must be >= 1.")
+    if args.repeats < 1 or args.horizon < 1 or (args.threads is not None and args.threads < 1):
+        raise CommandError("--repeats, --horizon and --threads must be >= 1.")
     for name in args.datasets:
         resolve_dataset(name, ("uea", "ucr", "tser", "forecasting"), "bench fit-time")
     params = _parse_params(args.param)
@@ -392,13 +395,14 @@ def _fit_time_versions(args: argparse.Namespace) -> int:
     try:
         rows = compare_fit_times(args.datasets, args.baseline, out, repeats=args.repeats,
                                  params=params, horizon=args.horizon, beside=args.beside_load,
-                                 log=lambda m: print(m, flush=True))  # fmt: skip
+                                 threads=args.threads, log=lambda m: print(m, flush=True))  # fmt: skip
     except ValueError as err:
         raise CommandError(str(err)) from None
     table, totals = summarise(rows)
     table.to_csv(out / "summary.csv", index=False, float_format="%.4g")
     summary = {"command": "tsattn " + " ".join(shlex.quote(a) for a in getattr(args, "argv", [])),
                "baseline": args.baseline, "repeats": args.repeats, "params": params,
+               "threads": args.threads,
                "machine": f"{platform.machine()}, {os.cpu_count()} CPUs",
                "load_average_at_start": list(start_load) if start_load else None,
                "load_average_at_end": list(os.getloadavg()) if start_load else None, **totals}  # fmt: skip
