@@ -78,22 +78,55 @@ def test_cores_left_counts_idle_cores_and_the_process_own():
     assert cores_left((1.0, 5.0, 2.0), (1.0, 5.0, 2.0)) is None
 
 
-def test_the_thread_budget_follows_the_cores_neighbours_leave(monkeypatch):
+def test_the_thread_budget_keeps_the_faster_count_within_the_free_cores(monkeypatch):
     import tsattn.training.threads as threads
 
-    left = iter([1.2, 0.4, 1.9, 3.0])  # cores left to the fit at each check
-    clock = iter(range(0, 100, 3))  # three seconds between steps: every step checks
+    left = iter([0.6, 1.9, 1.8])  # cores left to the fit at each check after the trial
+    ticks = iter(range(0, 1000, 3))  # three seconds between steps: every step checks
+    block = {2: iter([0.5, 0.4]), 1: iter([0.3, 0.35])}  # one thread steps faster here
+    clock = {"t": 0.0}
+
+    def perf_counter():  # each trial block lasts what ``block`` says for the count it ran on
+        return clock["t"]
+
     monkeypatch.setattr(threads, "cpu_sample", lambda: (0.0, 0.0, 0.0))
     monkeypatch.setattr(threads, "cores_left", lambda first, second: next(left))
-    monkeypatch.setattr(threads.time, "monotonic", lambda: next(clock))
+    monkeypatch.setattr(threads.time, "monotonic", lambda: next(ticks))
+    monkeypatch.setattr(threads.time, "perf_counter", perf_counter)
     before = torch.get_num_threads()
     try:
         torch.set_num_threads(2)
-        budget = threads.ThreadBudget(limit=2, every=2.0)
+        budget = threads.ThreadBudget(limit=2, block=1, retrial=1000)
         budget.on_train_begin(None)
-        for step in (1, 2, 3, 4):
+        for step in range(1, 5):  # the trial: 2, 1, 2, 1 threads, one step each
+            clock["t"] += next(block[torch.get_num_threads()])
             budget.on_step_end(None, step)
-        # 1.2 -> 1, 0.4 -> at least 1, 1.9 -> 2, 3.0 -> the limit, 2
-        assert budget.changes == [(1, 1), (3, 2)] and torch.get_num_threads() == 2
+        assert len(budget.trials) == 1 and torch.get_num_threads() == 1
+        assert {n: pytest.approx(t) for n, t in budget.trials[0].items()} == {2: [0.5, 0.4], 1: [0.3, 0.35]}
+        for step in range(5, 8):  # then the free cores cap the count chosen, one
+            budget.on_step_end(None, step)
+        assert torch.get_num_threads() == 1
+        assert budget.changes == [(1, 1), (2, 2), (3, 1)]  # the trial's own changes only
+    finally:
+        torch.set_num_threads(before)
+
+
+def test_the_thread_budget_gives_way_to_a_neighbour_and_takes_the_core_again(monkeypatch):
+    import tsattn.training.threads as threads
+
+    left = iter([1.9, 0.7, 1.6])
+    ticks = iter(range(0, 1000, 3))
+    monkeypatch.setattr(threads, "cpu_sample", lambda: (0.0, 0.0, 0.0))
+    monkeypatch.setattr(threads, "cores_left", lambda first, second: next(left))
+    monkeypatch.setattr(threads.time, "monotonic", lambda: next(ticks))
+    before = torch.get_num_threads()
+    try:
+        torch.set_num_threads(2)
+        budget = threads.ThreadBudget(limit=2, block=1)
+        budget.on_train_begin(None)
+        budget._plan = []  # no trial: two threads stay the best count
+        for step in range(1, 4):
+            budget.on_step_end(None, step)
+        assert budget.changes == [(2, 1), (3, 2)] and torch.get_num_threads() == 2
     finally:
         torch.set_num_threads(before)

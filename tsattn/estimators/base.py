@@ -138,8 +138,10 @@ class BaseTSEstimator(BaseEstimator):
     n_threads: int | str | None = param(
         "auto", [POSITIVE_INT, StrOptions({"auto"}), None], "Torch threads while fitting and "
         "predicting (restored after; ``n_threads_`` is the count a fit starts with). ``'auto'``: the "
-        "cores other processes leave idle when the fit starts, checked again every two seconds of "
-        "training (:class:`~tsattn.training.ThreadBudget`), at most torch's own setting (which follows "
+        "cores other processes leave idle when the fit starts; on the CPU, training then keeps the "
+        "count that steps fastest (one thread against those cores, timed over its first steps) "
+        "within the cores left free, checked every two seconds "
+        "(:class:`~tsattn.training.ThreadBudget`); at most torch's own setting (which follows "
         "``OMP_NUM_THREADS``, as joblib sets it to one for each parallel worker); None leaves "
         "torch's setting. A thread on a core another process keeps busy makes every parallel op "
         "wait for it: beside one CPU-bound process a default two-thread fit took several times its "
@@ -285,7 +287,8 @@ class BaseTSEstimator(BaseEstimator):
                 NaNGuard(self.module_, hint=f"lr={self.lr}", verify=finite_outputs),
                 LRScheduler(optimizer, self.lr_schedule, epochs, patience, steps, self.warmup),
             ]
-            if self.n_threads == "auto":  # the cores free now, and later as neighbours come and go
+            if self.n_threads == "auto" and self.device_.type == "cpu":
+                # as many threads as pay, within the cores free now and as neighbours come and go
                 callbacks.append(ThreadBudget(cap))
             if self.verbose:
                 callbacks.append(ProgressBar(epochs, f"fit {type(self).__name__}"))
