@@ -289,19 +289,18 @@ class RocketTokenizer(nn.Module):
                 "RocketTokenizer's levels are not fitted: call fit_levels on the training series "
                 "(tsattn.training.fit_levels(network, data)) before training it."
             )
-        _, per = self._sampling()
-        p = self.n_tokens(x.shape[1])
-        level = self.running_mean + self.thresholds * torch.sqrt(self.running_var + 1e-5)
-        dtype = torch.uint8 if per <= 255 else torch.int32
-        counts = []
+        stride, per = self._sampling()
+        b, p = x.shape[0], self.n_tokens(x.shape[1])
+        level = (self.running_mean + self.thresholds * torch.sqrt(self.running_var + 1e-5))[:, None]
+        # every map's comparisons in one tensor, its read steps padded to whole segments
+        positive = torch.zeros(b, level.shape[0], p * per, dtype=torch.bool, device=x.device)
         with torch.autocast(x.device.type, enabled=False):
             for rows, z, real in self._maps(x, mask):
-                positive = z > level[rows, None]
-                if real is not None:
-                    positive &= real
-                positive = nn.functional.pad(positive.to(dtype), (0, p * per - z.shape[2]))
-                counts.append(positive.view(*positive.shape[:2], p, per).sum(-1, dtype=dtype))
-        return torch.cat(counts, dim=1)
+                torch.gt(z, level[rows], out=positive[:, rows, : z.shape[2]])
+        if real is not None:
+            positive[..., : real.shape[2]] &= real
+        dtype = torch.uint8 if per <= 255 else torch.int32
+        return positive.view(torch.uint8).view(b, -1, p, per).sum(-1, dtype=dtype)
 
     def _proportions(
         self, x: torch.Tensor, mask: torch.Tensor | None, fixed: torch.Tensor | None = None
