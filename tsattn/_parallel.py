@@ -12,7 +12,8 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 
-__all__ = ["DaskMissingError", "parallel_backend", "usable_cores", "worker_threads"]
+__all__ = ["DaskMissingError", "cores_left", "cpu_sample", "free_cores", "parallel_backend", "usable_cores",
+           "worker_threads"]
 
 
 class DaskMissingError(ImportError):
@@ -93,3 +94,53 @@ def worker_threads(n_workers: int, scheduler: str | None) -> int:
     if scheduler:
         return 1
     return max(1, usable_cores() // max(1, n_workers))
+
+
+def cpu_sample() -> tuple[float, float, float] | None:
+    """``(idle, total, own)`` CPU seconds so far: idle and all time of every CPU of the machine
+    (Linux ``/proc/stat``) and this process's own (every thread); None where there is no
+    ``/proc/stat``. Between two samples, ``cpu_count * (idle + own) / total`` cores were left to
+    this process by the others."""
+    import os
+
+    try:
+        with open("/proc/stat", encoding="ascii") as f:
+            fields = [float(v) for v in f.readline().split()[1:]]
+        hz = os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, AttributeError):
+        return None
+    times = os.times()
+    # user nice system idle iowait irq softirq steal (guest time is counted in user already)
+    return (fields[3] + fields[4]) / hz, sum(fields[:8]) / hz, times.user + times.system
+
+
+def cores_left(first: tuple[float, float, float], second: tuple[float, float, float]) -> float | None:
+    """Cores that other processes left to this one between two :func:`cpu_sample` (idle ones and
+    those this process used itself); None when no time passed."""
+    import os
+
+    total = second[1] - first[1]
+    if total <= 0:
+        return None
+    left = (second[0] - first[0] + second[2] - first[2]) / total
+    return min(1.0, max(0.0, left)) * (os.cpu_count() or usable_cores())
+
+
+def free_cores(interval: float = 0.05) -> int:
+    """The cores of this process (:func:`usable_cores`) that other processes leave to it, measured
+    over ``interval`` seconds (Linux; elsewhere the 1-minute load average, else every usable core);
+    at least 1. A core busy with another process is not free: a thread of ours scheduled there
+    would wait for it, and make every other thread of the same parallel op wait too."""
+    import os
+    import time
+
+    usable = usable_cores()
+    first = cpu_sample()
+    if first is not None:
+        time.sleep(interval)
+        left = cores_left(first, cpu_sample())
+        if left is not None:
+            return max(1, min(usable, int(left + 0.5)))
+    if hasattr(os, "getloadavg"):
+        return max(1, min(usable, int(usable - os.getloadavg()[0] + 0.5)))
+    return usable

@@ -31,7 +31,10 @@ def _check_tokens_of_padded_series(tok):
     """A 3-channel tokeniser of 4 steps per token, in eval mode: padded series of 37, 20, 9 and 1
     steps give ``ceil(length / 4)`` real tokens, zero tokens beyond them and, for the real ones,
     the tokens of the series alone. Returns the padded batch and its mask."""
-    tok.train()(torch.randn(8, 37, 3) * 3)  # running statistics away from their initial values
+    warm = torch.randn(8, 37, 3) * 3
+    if hasattr(tok, "fit_levels"):
+        tok.fit_levels([(warm, None)])  # the random-kernel levels, fitted before training
+    tok.train()(warm)  # running statistics away from their initial values
     tok.eval()
     lengths = torch.tensor([37, 20, 9, 1])
     mask = torch.arange(37)[None] < lengths[:, None]
@@ -78,9 +81,12 @@ def test_rocket_tokenizer_pools_fixed_kernels_into_tokens_and_ignores_padding():
     picked = (tok.weights != 0).any(dim=-1).sum(dim=-1)
     assert picked.min() >= 1 and picked.max() <= 3
     x, mask = _check_tokens_of_padded_series(tok)
-    feats, counts = tok._features(x, mask)
+    feats, real = tok._proportions(x, mask)
     assert ((feats >= 0) & (feats <= 1)).all()  # proportions of positive values
-    assert counts[1].tolist() == [4, 4, 4, 4, 4, 0, 0, 0, 0, 0] and counts[0, -1] == 1
+    assert real[1].tolist() == [True] * 5 + [False] * 5 and real[3].tolist() == [True] + [False] * 9
+    fixed = tok.fixed_features(x, mask)  # the counts of positive steps, what a fit caches
+    assert fixed.dtype == torch.uint8 and fixed.shape == (4, 84 * 4, 10) and fixed.max() <= 4
+    assert (fixed[1, :, 5:] == 0).all() and (fixed[3, :, 1:] == 0).all()
     out, _ = tok(x.requires_grad_(), mask)
     out.sum().backward()
     assert x.grad is None or (x.grad == 0).all()  # nothing before the projection is learnt
@@ -95,15 +101,15 @@ def test_rocket_tokenizer_samples_long_segments_and_reads_short_ones_whole():
     def features(n_down, samples):
         torch.manual_seed(0)
         tok = RocketTokenizer(2, 8, n_down=n_down, max_len=256, samples=samples)
-        tok.train()._features(x, mask)  # the same batch statistics for both
-        return tok.eval()._features(x, mask)
+        tok.fit_levels([(x, mask)])
+        return tok.eval()._proportions(x, mask)
 
-    whole, counts = features(4, None)  # segments of 16 steps, at most 16 samples: every step
-    torch.testing.assert_close(features(4, 16), (whole, counts))
-    whole, counts = features(6, None)  # segments of 64 steps, every 4th step read
-    sampled, same_counts = features(6, 16)
-    torch.testing.assert_close(same_counts, counts)
-    assert counts[5].tolist() == [3, 0, 0, 0] and counts[3].tolist() == [64, 64, 2, 0]
+    whole, real = features(4, None)  # segments of 16 steps, at most 16 samples: every step
+    torch.testing.assert_close(features(4, 16), (whole, real))
+    whole, real = features(6, None)  # segments of 64 steps, every 4th step read
+    sampled, same_real = features(6, 16)
+    torch.testing.assert_close(same_real, real)
+    assert real[5].tolist() == [True, False, False, False] and real[3].tolist() == [True] * 3 + [False]
     # the proportions estimated from 16 of 64 steps: close to those of every step
     assert (sampled - whole).abs().mean() < 0.15
     assert torch.corrcoef(torch.stack([sampled.ravel(), whole.ravel()]))[0, 1] > 0.8

@@ -1,4 +1,5 @@
-"""Fit time of the default estimators on random data of a given shape (``tsattn bench fit-time``).
+"""Fit time of the default estimators on random data of a given shape (``tsattn bench fit-time``;
+against an earlier commit on real datasets: :mod:`tsattn.benchmarks.fit_versions`).
 
 Answers "how long will a default fit take on data shaped like mine?" without the data: ``n`` series
 of ``channels`` x ``length`` standard-normal values with ``classes`` balanced labels (or a numeric
@@ -32,15 +33,10 @@ def time_default_fit(n: int, channels: int, length: int, classes: int = 2, repea
     import torch
 
     from tsattn import TSClassifier, TSForecaster, TSRegressor
+    from tsattn.analysis.fit_profile import random_fit_data
 
-    rng = np.random.default_rng(0)
-    if task == "forecasting":
-        X, y = np.cumsum(rng.normal(size=(length, channels)), axis=0), None
-        cls = TSForecaster
-    else:
-        X = rng.normal(size=(n, channels, length))
-        y = np.arange(n) % classes if task == "classification" else rng.normal(size=n)
-        cls = TSClassifier if task == "classification" else TSRegressor
+    X, y = random_fit_data(task, n, channels, length, classes)
+    cls = {"forecasting": TSForecaster, "classification": TSClassifier}.get(task, TSRegressor)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     seconds = []
     for r in range(repeats):

@@ -324,19 +324,37 @@ def _dropout_mask(args: argparse.Namespace) -> int:
 def _register_fit_time(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "fit-time",
-        help="seconds per default fit on random data of a given shape",
+        help="seconds per default fit on random data of a given shape, or on datasets against an "
+        "earlier commit",
         description="Time default TSClassifier (or TSRegressor) fits on random data of shape "
         "(n, channels, length) and write OUT/n{n}_c{channels}_l{length}.json: how long a fit takes on data shaped like yours. "
-        "--forecast: a default TSForecaster on one random walk of length x channels, with the peak memory.",
+        "--forecast: a default TSForecaster on one random walk of length x channels, with the peak memory. "
+        "--datasets with --baseline REF: the default fit of each dataset (UEA/UCR/TSER: TRAIN; "
+        "forecasting sets: their training split validated on their validation split) timed with "
+        "this code and with commit (or folder) REF in the same run, interleaved, --repeats "
+        "rounds; writes OUT/fit_time.csv (every fit), summary.csv and summary.json (median "
+        "seconds and ratios). --beside-load also times each fit beside one CPU-bound process.",
     )
     p.add_argument("--n", type=int, default=1, help="number of series (default 1)")
     p.add_argument("--channels", type=int, default=1)
-    p.add_argument("--length", type=int, required=True)
+    p.add_argument("--length", type=int)
     p.add_argument("--classes", type=int, default=2)
     p.add_argument("--regression", action="store_true")
     p.add_argument("--forecast", action="store_true", help="one series of --length rows")
     p.add_argument("--repeats", type=int, default=1)
     p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE")
+    p.add_argument("--datasets", nargs="+", metavar="NAME",
+                   help="time these local datasets (needs --baseline) instead of random data")
+    p.add_argument("--baseline", metavar="REF",
+                   help="a commit of this repository (checked out as a temporary git worktree) or "
+                   "a folder holding an earlier checkout, timed in the same run")
+    p.add_argument("--horizon", type=int, default=96, help="forecasting sets' horizon (default 96)")
+    p.add_argument("--threads", type=int, default=None,
+                   help="torch threads of every version's worker (OMP_NUM_THREADS; default: each "
+                   "version's own choice)")
+    p.add_argument("--beside-load", action="store_true",
+                   help="also time every fit beside one CPU-bound process (numpy matrix products "
+                   "on two BLAS threads)")
     p.add_argument("--out", type=Path, default=Path("results/fit_time"))
     p.set_defaults(func=_fit_time)
 
@@ -347,6 +365,11 @@ def _fit_time(args: argparse.Namespace) -> int:
     from tsattn.benchmarks.fit_time import time_default_fit
     from tsattn.commands.compare import _parse_params
 
+    if args.datasets or args.baseline:
+        return _fit_time_versions(args)
+    if args.length is None:
+        print("tsattn bench fit-time: give --length (random data) or --datasets with --baseline")
+        return 2
     for name in ("n", "channels", "length", "classes", "repeats"):
         if getattr(args, name) < 1:
             print(f"tsattn bench fit-time: --{name} must be >= 1, got {getattr(args, name)}")
@@ -360,4 +383,44 @@ def _fit_time(args: argparse.Namespace) -> int:
     name = f"n{args.n}_c{args.channels}_l{args.length}.json"
     (args.out / name).write_text(json.dumps(record, indent=2, default=repr))
     print(json.dumps(record, default=repr))
+    return 0
+
+
+def _fit_time_versions(args: argparse.Namespace) -> int:
+    import json
+    import os
+    import platform
+    import shlex
+
+    from tsattn.benchmarks.fit_versions import compare_fit_times, summarise
+    from tsattn.commands.compare import _parse_params
+
+    if not (args.datasets and args.baseline):
+        raise CommandError("--datasets and --baseline go together: the datasets are timed against "
+                           "the baseline in the same run.")  # fmt: skip
+    if args.repeats < 1 or args.horizon < 1 or (args.threads is not None and args.threads < 1):
+        raise CommandError("--repeats, --horizon and --threads must be >= 1.")
+    for name in args.datasets:
+        resolve_dataset(name, ("uea", "ucr", "tser", "forecasting"), "bench fit-time")
+    params = _parse_params(args.param)
+    out = output_dir(args.out)
+    start_load = os.getloadavg() if hasattr(os, "getloadavg") else None
+    try:
+        rows = compare_fit_times(args.datasets, args.baseline, out, repeats=args.repeats,
+                                 params=params, horizon=args.horizon, beside=args.beside_load,
+                                 threads=args.threads, log=lambda m: print(m, flush=True))  # fmt: skip
+    except ValueError as err:
+        raise CommandError(str(err)) from None
+    table, totals = summarise(rows)
+    table.to_csv(out / "summary.csv", index=False, float_format="%.4g")
+    summary = {"command": "tsattn " + " ".join(shlex.quote(a) for a in getattr(args, "argv", [])),
+               "baseline": args.baseline, "repeats": args.repeats, "params": params,
+               "threads": args.threads,
+               "machine": f"{platform.machine()}, {os.cpu_count()} CPUs",
+               "load_average_at_start": list(start_load) if start_load else None,
+               "load_average_at_end": list(os.getloadavg()) if start_load else None, **totals}  # fmt: skip
+    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+    print(json.dumps(totals, indent=2))
+    print(f"wrote {out / 'fit_time.csv'}, summary.csv and summary.json")
     return 0

@@ -2,6 +2,11 @@
 
 Writes ``profile.csv`` (one row per variant, N, D), ``growth.csv`` (fitted exponents of time, memory
 and FLOPs vs N) and ``profile.png`` (ratios vs N, one line per D, as 001 Fig. 1-4) to ``--out``.
+
+``tsattn profile fit``: where a default fit of each estimator spends its time
+(:mod:`tsattn.analysis.fit_profile`): ``phases.csv`` (the fit's phases), ``steps.csv`` (a training
+step's parts), ``top_ops.csv``, ``optimiser.csv`` (AdamW's implementations), ``tables.md`` and
+``profile_fit.json`` in ``--out``.
 """
 
 from __future__ import annotations
@@ -63,6 +68,8 @@ def check_layers(variants, d_models, n_heads: int, hyper: dict, length: int) -> 
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.what == "fit":
+        return run_fit(args)
     import torch
 
     from tsattn.analysis import growth_exponents, plot_ratios, profile_attention
@@ -103,12 +110,48 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_fit(args: argparse.Namespace) -> int:
+    """``tsattn profile fit``: the tables of :func:`tsattn.analysis.fit_profile.profile_fits`."""
+    import json
+
+    import torch
+
+    from tsattn.analysis.fit_profile import CASES, profile_fits, write_tables
+    from tsattn.commands import CommandError, output_dir
+    from tsattn.training import resolve_device
+
+    unknown = sorted(set(args.estimators) - set(CASES))
+    if unknown:
+        raise CommandError(f"--estimators: unknown {unknown}; choose among {sorted(CASES)}.")
+    try:
+        device = resolve_device(args.device)
+    except ValueError as err:
+        raise CommandError(f"--device: {err}") from None
+    out = output_dir(args.out)
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    record = profile_fits(args.estimators, steps=args.steps, warmup_steps=args.warmup_steps,
+                          device=device.type if device.index is None else str(device),
+                          full_fit=not args.no_full_fit, log=lambda m: print(m, flush=True))  # fmt: skip
+    (out / "profile_fit.json").write_text(json.dumps(record, indent=2, default=repr) + "\n")
+    text = write_tables(record, out)
+    print(text)
+    print(f"wrote {out / 'tables.md'}, phases.csv, steps.csv, top_ops.csv, optimiser.csv and "
+          "profile_fit.json")
+    return 0
+
+
 def register(subparsers) -> None:
     p = subparsers.add_parser(
         "profile",
-        help="FLOPs, time and memory of attention variants relative to softmax",
+        help="FLOPs, time and memory of attention variants relative to softmax; 'profile fit': "
+        "where a default fit spends its time",
         description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    p.add_argument("what", nargs="?", choices=["attention", "fit"], default="attention",
+                   help="attention (default): attention layers against softmax; fit: a default fit "
+                   "of each estimator, by phase and by part of a training step")
     p.add_argument("--variants", nargs="+", default=["bn_sh", "s3", "linear", "mrs", "long_short",
                                                        "softmax_explicit"])
     p.add_argument("--lengths", nargs="+", type=positive_int, default=[512, 1024, 2048, 4096])
@@ -122,4 +165,13 @@ def register(subparsers) -> None:
     p.add_argument("--hyper", nargs="*", metavar="KEY=VALUE",
                    help="hyperparameters, e.g. scales=1,2 r=8 (or VARIANT.KEY=VALUE for one variant)")
     p.add_argument("--out", default="profile_results")
+    fit = p.add_argument_group("profile fit")
+    fit.add_argument("--estimators", nargs="+", default=["classifier", "regressor", "forecaster"],
+                     help="default fits to profile (classifier, regressor, forecaster)")
+    fit.add_argument("--steps", type=positive_int, default=100,
+                     help="optimiser steps under the profiler (default: %(default)s)")
+    fit.add_argument("--warmup-steps", type=positive_int, default=150,
+                     help="steps of the warm-up fit before any measurement (default: %(default)s)")
+    fit.add_argument("--no-full-fit", action="store_true",
+                     help="skip the default fit timed by phase")
     p.set_defaults(func=run)

@@ -24,6 +24,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_random_state
 
+from tsattn._parallel import free_cores
 from tsattn._validation import POSITIVE_INT
 from tsattn.attention import AttentionSpec, check_model_size, get_attention_class, resolve_attention
 from tsattn.attention.hyperparameters import FloatRange
@@ -37,10 +38,14 @@ from tsattn.training import (
     NaNGuard,
     ProgressBar,
     TensorData,
+    ThreadBudget,
     TrainingDivergedError,
+    adamw,
+    fit_levels,
     predict,
     resolve_device,
     seeded,
+    torch_threads,
     train,
 )
 
@@ -147,6 +152,19 @@ class BaseTSEstimator(BaseEstimator):
         "auto", [str, torch.device], "``'auto'`` (CUDA when present), ``'cpu'``, ``'cuda'`` or "
         "``'cuda:N'``."
     )
+    n_threads: int | str | None = param(
+        "auto", [POSITIVE_INT, StrOptions({"auto"}), None], "Torch threads while fitting and "
+        "predicting (restored after; ``n_threads_`` is the count a fit starts with). ``'auto'``: the "
+        "cores other processes leave idle when the fit starts; on the CPU, training then keeps the "
+        "count that steps fastest (one thread against those cores, timed over its first steps) "
+        "within the cores left free, checked every two seconds "
+        "(:class:`~tsattn.training.ThreadBudget`); at most torch's own setting (which follows "
+        "``OMP_NUM_THREADS``, as joblib sets it to one for each parallel worker); None leaves "
+        "torch's setting. A thread on a core another process keeps busy makes every parallel op "
+        "wait for it: beside one CPU-bound process a default two-thread fit took several times its "
+        "idle time (``docs/results/busy_machine/``). Some CPU ops round differently on another "
+        "thread count: give a number for fits that repeat bit for bit whatever the machine's load."
+    )
     precision: str = param(
         "float32", [StrOptions(set(PRECISIONS))], "``'bf16-mixed'`` runs the forward pass under "
         "``torch.autocast`` to bfloat16 (weights, optimiser and loss stay float32): faster on GPUs "
@@ -220,6 +238,11 @@ class BaseTSEstimator(BaseEstimator):
         """The training-batch transform of this estimator (None: no augmentation)."""
         return None
 
+    def _refresh_fixed(self) -> bool:
+        """Whether the network's fixed features of augmented series are computed from them
+        (:func:`~tsattn.training.train`'s ``refresh_fixed``)."""
+        return True
+
     def _mixing(self):
         """The training-batch mixing of this estimator, e.g. :class:`~tsattn.training.MixUp`
         (None: none)."""
@@ -263,12 +286,13 @@ class BaseTSEstimator(BaseEstimator):
         patience = self.patience if valid_data is not None else None
         budget = self._budget(len(train_data))
         self.max_steps_ = budget.steps
-        with seeded(seed, self.device_):
+        cap = torch.get_num_threads()  # the caller's own setting: "auto" never goes above it
+        self.n_threads_ = self._fit_threads()
+        with seeded(seed, self.device_), torch_threads(self.n_threads_):
             self.module_ = self._build_network().to(self.device_)
+            fit_levels(self.module_, train_data)  # e.g. the random-kernel levels, before any training
             self._pretrain(train_data, rng)
-            optimizer = torch.optim.AdamW(
-                self.module_.parameters(), lr=self.lr, weight_decay=self.weight_decay
-            )
+            optimizer = adamw(self.module_.parameters(), lr=self.lr, weight_decay=self.weight_decay)
 
             def finite_outputs() -> bool:
                 return bool(torch.isfinite(self._predict_tensor(train_data)).all())
@@ -281,6 +305,9 @@ class BaseTSEstimator(BaseEstimator):
                 LRScheduler(optimizer, self.lr_schedule, budget.rounds, patience, budget.steps,
                             self.warmup),  # fmt: skip
             ]
+            if self.n_threads == "auto" and self.device_.type == "cpu":
+                # as many threads as pay, within the cores free now and as neighbours come and go
+                callbacks.append(ThreadBudget(cap))
             if self.verbose:
                 callbacks.append(ProgressBar(budget.rounds, f"fit {type(self).__name__}", unit))
             try:
@@ -291,6 +318,7 @@ class BaseTSEstimator(BaseEstimator):
                     transform=self._augmentation(), mix=self._mixing(),
                     callbacks=[*callbacks, *(self.callbacks or ())], estimator=self,
                     precision=self.precision, score_fn=self._score_fn,
+                    refresh_fixed=self._refresh_fixed(),
                 )  # fmt: skip
             except TrainingDivergedError:
                 del self.module_  # never a fitted model that outputs NaN
@@ -305,9 +333,17 @@ class BaseTSEstimator(BaseEstimator):
             self.round_steps_ = budget.round_steps
         return self
 
+    def _fit_threads(self) -> int | None:
+        """Torch threads for this fit, from ``n_threads``."""
+        if self.n_threads == "auto":
+            return min(torch.get_num_threads(), free_cores())
+        return None if self.n_threads is None else int(self.n_threads)
+
     def _predict_tensor(self, data: TensorData) -> torch.Tensor:
-        """The network's outputs for ``data``, float32 on the CPU."""
-        out = predict(self.module_, data, batch_size=self._predict_batch(), precision=self.precision)
+        """The network's outputs for ``data``, float32 on the CPU, on the fit's threads."""
+        with torch_threads(getattr(self, "n_threads_", None)):
+            out = predict(self.module_, data, batch_size=self._predict_batch(),
+                          precision=self.precision)  # fmt: skip
         return out.cpu()
 
     def _predict_batch(self) -> int:

@@ -109,6 +109,13 @@ class CollectionEstimator(BaseTSEstimator):
         "and ``scale_jitter`` transform in each batch; the rest are fed unchanged. 0 switches "
         "augmentation off."
     )
+    rocket_augmented: bool = param(
+        True, ["boolean"], "Whether the random-kernel features (``tokenizer='rocket'`` or "
+        "``'conv_rocket'``) of the training series that ``crop`` and ``scale_jitter`` change are "
+        "computed from the changed series (True) or kept from the series as given (False: only the "
+        "learned stem sees the augmentation, and no training step computes those features, which "
+        "are computed once per fit)."
+    )
     mixup: float = param(
         0.0, [Interval(Real, 0, None, closed="left")], "Training augmentation, mixup (Zhang et al. "
         "2018): each training batch is blended with a shuffled copy of itself by a weight drawn "
@@ -220,6 +227,9 @@ class CollectionEstimator(BaseTSEstimator):
     def _augmentation(self) -> SliceAndScale | None:
         transform = SliceAndScale(self.crop, self.scale_jitter, self.augment_prob)
         return transform if transform.active else None
+
+    def _refresh_fixed(self) -> bool:
+        return bool(self.rocket_augmented)
 
     def _mixing(self) -> MixUp | None:
         return MixUp(self.mixup) if self.mixup > 0 else None

@@ -72,15 +72,18 @@ class TSTransformer(EncoderTrunk):
         self.stem_pool = bool(stem_pool)
 
     def forward(
-        self, x: torch.Tensor, mask: torch.Tensor | None = None, need_weights: bool = False
+        self, x: torch.Tensor, mask: torch.Tensor | None = None, need_weights: bool = False,
+        fixed: torch.Tensor | None = None,
     ) -> torch.Tensor | tuple[torch.Tensor, list[torch.Tensor]]:
         """``x (B, N, n_channels)``, ``mask (B, N)`` bool True = real -> ``(B, n_outputs)``; with
-        ``need_weights`` also each layer's attention weights ``(B, n_heads, N', N')``."""
+        ``need_weights`` also each layer's attention weights ``(B, n_heads, N', N')``; ``fixed``:
+        :meth:`fixed_features` of ``x`` computed beforehand (the same outputs, computed faster)."""
         if not self.stem_pool:
-            h, mask, weights = self.encode(x, mask, need_weights)
+            h, mask, weights = self.encode(x, mask, need_weights, fixed)
             out = self.head(h, mask)
         else:
-            tokens, mask, stem = self.tokenizer(x, mask, pooled=True)
+            extra = {} if fixed is None else {"fixed": fixed}
+            tokens, mask, stem = self.tokenizer(x, mask, pooled=True, **extra)
             h, mask, weights = self.encode_tokens(tokens, mask, need_weights)
             out = self.head(h, mask, stem)
         return out if weights is None else (out, weights)

@@ -86,12 +86,31 @@ class EncoderTrunk(nn.Module):
         )
 
     def encode(
-        self, x: torch.Tensor, mask: torch.Tensor | None = None, need_weights: bool = False
+        self, x: torch.Tensor, mask: torch.Tensor | None = None, need_weights: bool = False,
+        fixed: torch.Tensor | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor | None, list[torch.Tensor] | None]:
         """``x (B, N, C)``, ``mask (B, N) | None`` -> ``(h (B, N', d_model), token mask (B, N') |
-        None, per-layer attention weights (B, n_heads, N', N') or None)``."""
-        tokens, mask = self.tokenizer(x, mask)
+        None, per-layer attention weights (B, n_heads, N', N') or None)``; ``fixed``: the
+        tokeniser's :meth:`fixed_features` of ``x``, computed beforehand."""
+        tokens, mask = self.tokenizer(x, mask) if fixed is None else self.tokenizer(x, mask, fixed=fixed)
         return self.encode_tokens(tokens, mask, need_weights)
+
+    def fixed_features(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor | None:
+        """What the tokeniser computes from a series with nothing learned (``(B, ...)``, one row per
+        series; e.g. :meth:`~tsattn.nn.tokenizers.RocketTokenizer.fixed_features`), to be computed
+        once and passed back as ``fixed``; None for a tokeniser with none."""
+        method = getattr(self.tokenizer, "fixed_features", None)
+        return None if method is None else method(x, mask)
+
+    def fit_levels(self, batches) -> bool:
+        """Fit what the tokeniser fits once on the training series before training (the random-kernel
+        levels, :meth:`~tsattn.nn.tokenizers.RocketTokenizer.fit_levels`) from ``batches`` of
+        ``(x, mask)``; False (and ``batches`` untouched) for a tokeniser that fits nothing."""
+        method = getattr(self.tokenizer, "fit_levels", None)
+        if method is None:
+            return False
+        method(batches)
+        return True
 
     def encode_tokens(
         self, tokens: torch.Tensor, mask: torch.Tensor | None = None, need_weights: bool = False

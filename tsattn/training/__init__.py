@@ -17,9 +17,12 @@ from tsattn.training.callbacks import (
     TrainingDivergedError,
 )
 from tsattn.training.data import TensorData
-from tsattn.training.device import PRECISIONS, autocast, resolve_device, seeded
+from tsattn.training.device import PRECISIONS, autocast, resolve_device, seeded, torch_threads
+from tsattn.training.fixed import cache_fixed_features, fit_levels
 from tsattn.training.loop import TrainResult, predict, train
+from tsattn.training.optim import adamw
 from tsattn.training.pretrain import MaskedReconstruction, pretrain
+from tsattn.training.threads import ThreadBudget
 from tsattn.training.windows import WindowData
 
 __all__ = [
@@ -34,13 +37,18 @@ __all__ = [
     "ProgressBar",
     "SliceAndScale",
     "TensorData",
+    "ThreadBudget",
     "TrainResult",
     "TrainingDivergedError",
     "WindowData",
+    "adamw",
     "autocast",
+    "cache_fixed_features",
+    "fit_levels",
     "predict",
     "pretrain",
     "resolve_device",
     "seeded",
+    "torch_threads",
     "train",
 ]

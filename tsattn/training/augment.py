@@ -44,30 +44,56 @@ class SliceAndScale:
     def __call__(self, x: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
         """``x (B, N, C)`` standardised, zero at padded steps; ``mask (B, N)`` or None -> same shape,
         still zero at padded steps."""
+        return self.apply(x, mask)[0]
+
+    def apply(self, x: torch.Tensor, mask: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """:meth:`__call__`, and which rows it changed: ``rows (k,)`` int64 on the CPU (None: every
+        row may have changed, ``prob=1``). Every draw is made for every row, in the same order, so
+        the result does not depend on which rows are transformed; only those are computed. The
+        draw of the rows left unchanged is made on the CPU, so no device waits for it."""
         b, n, c = x.shape
-        original = x
-        if self.crop < 1 and n > 2:
-            lengths = (mask.sum(dim=1) if mask is not None else torch.full((b,), n, device=x.device)).to(x.dtype)
+        crop, scale = self.crop < 1 and n > 2, self.scale > 0
+        if crop:
             share = torch.empty(b, device=x.device, dtype=x.dtype).uniform_(self.crop, 1.0)
-            width = torch.clamp(torch.round(share * lengths), min=2.0)
-            width = torch.minimum(width, lengths)
-            start = torch.floor(torch.rand(b, device=x.device, dtype=x.dtype) * (lengths - width + 1))
-            t = torch.arange(n, device=x.device, dtype=x.dtype)[None, :]  # (1, N)
-            pos = start[:, None] + t * (width - 1)[:, None] / torch.clamp(lengths - 1, min=1.0)[:, None]
-            pos = torch.minimum(pos, (lengths - 1)[:, None]).clamp(min=0)
-            lo = pos.floor().long()
-            hi = torch.minimum(lo + 1, (lengths - 1).long()[:, None])
-            frac = (pos - lo.to(x.dtype))[..., None]
-            gather = lambda idx: torch.gather(x, 1, idx[..., None].expand(b, n, c))  # noqa: E731
-            x = gather(lo) * (1 - frac) + gather(hi) * frac
-            if mask is not None:
-                x = x * mask[..., None].to(x.dtype)
-        if self.scale > 0:
-            x = x * torch.exp(self.scale * torch.randn(b, 1, c, device=x.device, dtype=x.dtype))
+            at = torch.rand(b, device=x.device, dtype=x.dtype)
+        if scale:
+            noise = torch.randn(b, 1, c, device=x.device, dtype=x.dtype)
+        rows = None
         if self.prob < 1:
-            keep = torch.rand(b, 1, 1, device=x.device) >= self.prob  # (B, 1, 1): left unchanged
-            x = torch.where(keep, original, x)
-        return x
+            rows = (torch.rand(b) >= self.prob).logical_not_().nonzero().squeeze(1)
+            if len(rows) == 0:
+                return x, rows
+        part, sub = x, mask
+        pick = None if rows is None else rows.to(x.device)
+        if pick is not None:
+            part = x.index_select(0, pick)
+            sub = None if mask is None else mask.index_select(0, pick)
+        if crop:
+            part = _slice(part, sub, *(v if pick is None else v.index_select(0, pick) for v in (share, at)))
+        if scale:
+            part = part * torch.exp(self.scale * (noise if pick is None else noise.index_select(0, pick)))
+        return (part if pick is None else x.index_copy(0, pick, part)), rows
+
+
+def _slice(x: torch.Tensor, mask: torch.Tensor | None, share: torch.Tensor, at: torch.Tensor) -> torch.Tensor:
+    """Each series ``x (b, N, C)`` cut to the window of ``share`` of its real steps starting at ``at``
+    (uniform in ``[0, 1)``) of the possible starts, resampled linearly to its length."""
+    b, n, c = x.shape
+    lengths = (mask.sum(dim=1) if mask is not None else torch.full((b,), n, device=x.device)).to(x.dtype)
+    width = torch.clamp(torch.round(share * lengths), min=2.0)
+    width = torch.minimum(width, lengths)
+    start = torch.floor(at * (lengths - width + 1))
+    t = torch.arange(n, device=x.device, dtype=x.dtype)[None, :]  # (1, N)
+    pos = start[:, None] + t * (width - 1)[:, None] / torch.clamp(lengths - 1, min=1.0)[:, None]
+    pos = torch.minimum(pos, (lengths - 1)[:, None]).clamp(min=0)
+    lo = pos.floor().long()
+    hi = torch.minimum(lo + 1, (lengths - 1).long()[:, None])
+    frac = (pos - lo.to(x.dtype))[..., None]
+    gather = lambda idx: torch.gather(x, 1, idx[..., None].expand(b, n, c))  # noqa: E731
+    x = gather(lo) * (1 - frac) + gather(hi) * frac
+    if mask is not None:
+        x = x * mask[..., None].to(x.dtype)
+    return x
 
 
 class MixUp:

@@ -7,7 +7,7 @@ from typing import Any
 
 import torch
 
-__all__ = ["PRECISIONS", "autocast", "resolve_device", "seeded"]
+__all__ = ["PRECISIONS", "autocast", "resolve_device", "seeded", "torch_threads"]
 
 PRECISIONS = ("float32", "bf16-mixed")
 
@@ -55,3 +55,17 @@ def autocast(device: torch.device, precision: str = "float32"):
     if precision == "bf16-mixed":
         return torch.autocast(device.type, dtype=torch.bfloat16)
     raise ValueError(f"precision must be one of {PRECISIONS}, got {precision!r}.")
+
+
+@contextlib.contextmanager
+def torch_threads(n: int | None):
+    """Torch's intra-op threads set to ``n`` inside the block and restored after (None: unchanged)."""
+    if n is None or n == torch.get_num_threads():
+        yield
+        return
+    previous = torch.get_num_threads()
+    torch.set_num_threads(int(n))
+    try:
+        yield
+    finally:
+        torch.set_num_threads(previous)

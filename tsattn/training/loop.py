@@ -22,6 +22,7 @@ from torch import nn
 from tsattn.training.callbacks import Callback, Diverged
 from tsattn.training.data import TensorData
 from tsattn.training.device import autocast
+from tsattn.training.fixed import CACHE_BYTES, cache_fixed_features
 
 __all__ = ["TrainResult", "train", "predict"]
 
@@ -66,25 +67,34 @@ class _Batches:
 
 
 def _train_round(module, loss_fn, data, optimizer, batches, precision, callbacks=(),
-                 estimator=None, step=0, max_steps=None, transform=None, mix=None
-                 ) -> tuple[float, int]:
+                 estimator=None, step=0, max_steps=None, transform=None, mix=None,
+                 cache=None, refresh_fixed=True) -> tuple[float, int]:
     """The optimiser steps of one round (up to ``max_steps`` steps in all); returns the mean loss
-    and the step count so far."""
+    and the step count so far. The loss is summed on the device and read once, at the end of the
+    round, and the batch indices go to the device without waiting for it, so no step waits for the
+    device (on a GPU the host queues the next steps meanwhile). ``cache``: the network's fixed
+    features of every series of ``data`` (:func:`~tsattn.training.cache_fixed_features`),
+    recomputed only for the series the augmentation changes (``refresh_fixed``) or kept for them
+    too."""
     module.train()
     skip_singletons = len(data) > 1 and _has_batchnorm(module)
-    total, seen = 0.0, 0
+    total, seen = None, 0
     for idx_np in batches:
         if len(idx_np) < 2 and skip_singletons:
             continue  # a batch of one gives BatchNorm no variance to normalise by
-        idx = torch.as_tensor(idx_np, device=data.x.device)
-        x, mask = data.batch(idx)
-        if transform is not None:
-            x = transform(x, mask)
+        idx = torch.from_numpy(np.asarray(idx_np)).to(data.x.device, non_blocking=True)
+        x, mask = data.batch(idx, rows=idx_np)
+        fixed = None if cache is None else cache[idx]
+        if transform is not None and fixed is not None and not refresh_fixed:
+            x = transform(x, mask)  # the features of the series as given, augmented or not
+        elif transform is not None:
+            x, fixed = _augment(module, transform, x, mask, fixed, data.x.shape[1])
         y = data.y[idx]
         if mix is not None:
             x, mask, perm, lam = mix(x, mask)
+            fixed = None  # mixed series: their features are computed in the forward pass
         with autocast(data.x.device, precision):
-            output = module(x, mask).float()
+            output = (module(x, mask) if fixed is None else module(x, mask, fixed=fixed)).float()
         loss = loss_fn(output, y)
         if mix is not None:
             loss = lam * loss + (1 - lam) * loss_fn(output, y[perm])
@@ -94,11 +104,33 @@ def _train_round(module, loss_fn, data, optimizer, batches, precision, callbacks
         step += 1
         for cb in callbacks:
             cb.on_step_end(estimator, step)
-        total += float(loss.detach()) * len(idx_np)
+        weighted = loss.detach() * len(idx_np)
+        total = weighted if total is None else total + weighted
         seen += len(idx_np)
         if max_steps is not None and step >= max_steps:
             break
-    return total / max(seen, 1), step
+    return (0.0 if total is None else float(total)) / max(seen, 1), step
+
+
+def _augment(module, transform, x, mask, fixed, length):
+    """The augmented batch and the fixed features that still hold: the cached ones of the rows the
+    transform left unchanged, those of the changed rows recomputed on the rows padded back to the
+    cache's ``length`` (a transform without ``apply`` changes every row)."""
+    if fixed is None or not hasattr(transform, "apply"):
+        return transform(x, mask), None
+    x, rows = transform.apply(x, mask)
+    if rows is None:  # every row changed: the forward pass computes the features
+        return x, None
+    if len(rows):
+        rows = rows.to(x.device, non_blocking=True)
+        pad = length - x.shape[1]
+        xs = nn.functional.pad(x[rows], (0, 0, 0, pad))
+        ms = None if mask is None else mask[rows]
+        if pad:  # the steps added are padding
+            ms = torch.ones(len(rows), x.shape[1], dtype=torch.bool, device=x.device) if ms is None else ms
+            ms = nn.functional.pad(ms, (0, pad))
+        fixed = fixed.index_copy(0, rows, module.fixed_features(xs, ms))
+    return x, fixed
 
 
 def train(
@@ -119,6 +151,8 @@ def train(
     estimator: Any = None,
     precision: str = "float32",
     score_fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor] | None = None,
+    cache_bytes: int = CACHE_BYTES,
+    refresh_fixed: bool = True,
 ) -> TrainResult:
     """Train ``module`` in place for up to ``max_rounds`` rounds and ``max_steps`` optimiser steps.
 
@@ -134,11 +168,18 @@ def train(
     training stops after ``max_rounds``, after ``max_steps`` steps (mid-round), when a callback
     returns True, or on Ctrl-C (``KeyboardInterrupt``: a warning, and the result says so).
     Every callback's ``on_train_end`` runs however training ends. ``precision``: see
-    :func:`~tsattn.training.autocast`.
+    :func:`~tsattn.training.autocast`. A network with fixed features
+    (:mod:`tsattn.training.fixed`) gets those of every training series computed once, when they
+    take at most ``cache_bytes`` (0: computed in every step); a ``transform`` with an ``apply(x,
+    mask) -> (x, rows)`` method (:class:`~tsattn.training.SliceAndScale`) says which rows it
+    changed, and only theirs are recomputed; ``refresh_fixed=False`` keeps the cached features of
+    the unchanged series for the augmented ones too (the fixed features then never see the
+    augmentation, and no training step computes any).
     """
     result = TrainResult()
     step = 0
     batches = _Batches(len(train_data), batch_size, rng, round_steps)
+    cache = cache_fixed_features(module, train_data, cache_bytes) if cache_bytes else None
     for cb in callbacks:
         cb.on_train_begin(estimator)
     try:
@@ -147,7 +188,7 @@ def train(
             lr = optimizer.param_groups[0]["lr"]
             train_loss, step = _train_round(
                 module, loss_fn, train_data, optimizer, batches.next_round(), precision,
-                callbacks, estimator, step, max_steps, transform, mix,
+                callbacks, estimator, step, max_steps, transform, mix, cache, refresh_fixed,
             )
             valid_loss = valid_score = None
             if valid_data is not None:

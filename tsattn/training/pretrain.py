@@ -22,6 +22,7 @@ from tsattn.training.callbacks import TrainingDivergedError, warmup_cosine
 from tsattn.training.data import TensorData
 from tsattn.training.device import autocast
 from tsattn.training.loop import _Batches, _has_batchnorm
+from tsattn.training.optim import adamw
 
 __all__ = ["MaskedReconstruction", "pretrain"]
 
@@ -86,7 +87,7 @@ def pretrain(
     returns the loss of every step. Raises :class:`~tsattn.training.TrainingDivergedError` on a
     non-finite loss. Batches of one series are skipped when the model has BatchNorm layers, as in
     :func:`~tsattn.training.train`; a ``batch_size`` that leaves no other batch is refused."""
-    optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
+    optimizer = adamw(model.parameters(), lr=lr, weight_decay=weight_decay)
     schedule = torch.optim.lr_scheduler.LambdaLR(
         optimizer, partial(warmup_cosine, total=int(steps), warmup=warmup)
     )

@@ -72,8 +72,8 @@ class WindowData:
             return self.x[start[:, None] + offsets[None, :], channel].unsqueeze(-1)
         return self.x[self.starts[idx][:, None] + offsets[None, :]]
 
-    def batch(self, idx: torch.Tensor) -> tuple[torch.Tensor, None]:
-        """Contexts of samples ``idx`` and no mask (windows are complete)."""
+    def batch(self, idx: torch.Tensor, rows: np.ndarray | None = None) -> tuple[torch.Tensor, None]:
+        """Contexts of samples ``idx`` and no mask (windows are complete; ``rows`` is not needed)."""
         return self.gather(idx), None
 
     def materialise(self, idx: np.ndarray | None = None):
