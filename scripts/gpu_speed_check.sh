@@ -2,7 +2,7 @@
 # The GPU half of issue 38's measurements, in one command on a lent GPU machine (about 3 minutes):
 #
 #   1. `tsattn profile fit --device cuda`: a training step of each default estimator by part, with
-#      device time, kernel launches and host-device syncs (docs/results/profile_fit/);
+#      device time, kernel launches and host-device syncs (docs/results/speed/profile_fit/);
 #   2. the CUDA test that a training epoch waits for the device once (tests/test_training_loop_speed.py);
 #   3. with BASELINE and DATA: default TSClassifier fits of two UEA sets on the GPU, this code against
 #      the earlier code in BASELINE, interleaved in the same run (`tsattn bench fit-time --baseline`).

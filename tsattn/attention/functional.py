@@ -49,7 +49,7 @@ __all__ = [
 
 #: On the CPU, PyTorch's fused SDPA kernel trains markedly slower with heads of 8 or fewer
 #: dimensions than with the same heads zero-padded to 16 (``tsattn bench sdpa-padding``, committed
-#: in ``docs/results/sdpa_head_padding/``), so :func:`sdpa` pads such heads to this width when
+#: in ``docs/results/speed/sdpa_head_padding/``), so :func:`sdpa` pads such heads to this width when
 #: training ...
 PAD_HEAD_DIM = 16
 #: ... heads of at most this many dimensions (wider heads gain nothing measurable) ...
@@ -84,7 +84,7 @@ def pads_head_dim(
     of at most :data:`PAD_MAX_HEAD_DIM`, no attention dropout (dropout leaves the fused kernel
     anyway) and ``Nq * Nk >= PAD_MIN_SCORES``. Everything else keeps the plain call: GPUs, short
     series, bfloat16 (slower padded), and inference, where the gain is small and the padded copies
-    would raise the peak memory ``tsattn profile`` reports (``docs/results/sdpa_head_padding/``).
+    would raise the peak memory ``tsattn profile`` reports (``docs/results/speed/sdpa_head_padding/``).
     """
     return (
         _head_padding_enabled

@@ -141,7 +141,7 @@ class BaseTSEstimator(BaseEstimator):
         0.0, [RATE], "Fraction of the training data held out (stratified for classification) to "
         "select the best epoch and stop early. 0 trains on all of it and keeps the epoch with the "
         "lowest training loss, as aeon's deep learners do; small archives lose more to a noisy "
-        "split than they gain (``docs/results/compare_valid10/``). Use 0.1-0.2 on large training "
+        "split than they gain (``docs/results/compare/valid10/``). Use 0.1-0.2 on large training "
         "sets."
     )
     patience: int | None = param(
@@ -162,7 +162,7 @@ class BaseTSEstimator(BaseEstimator):
         "``OMP_NUM_THREADS``, as joblib sets it to one for each parallel worker); None leaves "
         "torch's setting. A thread on a core another process keeps busy makes every parallel op "
         "wait for it: beside one CPU-bound process a default two-thread fit took several times its "
-        "idle time (``docs/results/busy_machine/``). Some CPU ops round differently on another "
+        "idle time (``docs/results/speed/busy_machine/``). Some CPU ops round differently on another "
         "thread count: give a number for fits that repeat bit for bit whatever the machine's load."
     )
     precision: str = param(

@@ -49,7 +49,7 @@ class CollectionEstimator(BaseTSEstimator):
         "meanmax", [StrOptions(set(HEADS))], "``'meanmax'`` concatenates the mean and the maximum "
         "of the encoded real steps and ``'pool'`` takes their mean (both: any length at predict); "
         "``'flatten'`` is Zerveas et al.'s flattened head (predict refuses series longer than the "
-        "longest training series). Compared in ``docs/results/compare_pool_head/``."
+        "longest training series). Compared in ``docs/results/compare/pool_head/``."
     )
     tokenizer: str = param(
         "conv", [StrOptions(set(TOKENIZERS))], "How series become tokens: ``'step'`` one token per "

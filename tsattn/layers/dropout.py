@@ -4,7 +4,7 @@ On the CPU, ``F.dropout`` spends most of its time in ``bernoulli_`` (float rando
 here is one random byte per value, compared with a threshold. The bytes come from 64-bit random
 integers, eight bytes per draw of the generator, because ``torch.randint(0, 256, dtype=uint8)``
 draws once per byte and is several times slower (``tsattn bench dropout-mask``,
-``docs/results/dropout_mask/``). The keep probability is quantised to ``k / 256`` (``p=0.2`` keeps
+``docs/results/speed/dropout_mask/``). The keep probability is quantised to ``k / 256`` (``p=0.2`` keeps
 205/256) and kept values are scaled by exactly ``256 / k``, so the layer stays unbiased. Other
 devices use ``F.dropout``.
 """

@@ -13,7 +13,7 @@ def adamw(params: Iterable[torch.nn.Parameter], lr: float, weight_decay: float) 
     """``torch.optim.AdamW(params, lr, weight_decay)``, fused (``fused=True``) when every parameter
     is a float32 tensor on the CPU or a CUDA device: one kernel updates every parameter instead of
     about ten ops per parameter tensor, the fastest of the three variants on the CPU
-    (``tsattn profile fit`` times them, ``docs/results/profile_fit/``). The same update, rounded
+    (``tsattn profile fit`` times them, ``docs/results/speed/profile_fit/``). The same update, rounded
     differently (``foreach=True`` would round as the default loop)."""
     params = list(params)
     fused = bool(params) and all(p.device.type in ("cpu", "cuda") and p.dtype == torch.float32
