@@ -40,7 +40,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     argv = sys.argv[1:] if argv is None else list(argv)
     args = parser.parse_args(argv)
-    args.argv = argv  # the command line as given, for benchmarks that record their command
+    from tsattn.benchmarks import portable_paths
+
+    args.argv = portable_paths(argv)  # the command line, for benchmarks that record their command
     try:
         return int(args.func(args) or 0)
     except KeyboardInterrupt as exc:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
-__all__ = ["BenchmarkInterrupted", "raise_if_interrupted"]
+__all__ = ["BenchmarkInterrupted", "portable_paths", "raise_if_interrupted"]
 
 
 class BenchmarkInterrupted(KeyboardInterrupt):
@@ -23,3 +24,20 @@ def raise_if_interrupted(model: Any) -> None:
     """Raise ``KeyboardInterrupt`` when Ctrl-C cut ``model``'s ``fit`` short."""
     if getattr(model, "interrupted_", False):
         raise KeyboardInterrupt
+
+
+def portable_paths(values: list[str]) -> list[str]:
+    """``values`` with absolute paths made relative to the working directory when they lie under it,
+    else shown as ``<elsewhere>/name``: a recorded command names no folder of the machine it ran on.
+
+    >>> import os
+    >>> portable_paths(["--out", os.path.join(os.getcwd(), "docs", "x"), "--datasets", "/srv/d.csv"])
+    ['--out', 'docs/x', '--datasets', '<elsewhere>/d.csv']
+    """
+    out = []
+    for arg in values:
+        if isinstance(arg, str) and os.path.isabs(arg):
+            rel = os.path.relpath(arg)
+            arg = rel if not rel.startswith("..") else f"<elsewhere>/{os.path.basename(arg)}"
+        out.append(arg)
+    return out

@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 
 from tsattn._filelock import file_lock
-from tsattn.benchmarks import BenchmarkInterrupted, raise_if_interrupted
+from tsattn.benchmarks import BenchmarkInterrupted, portable_paths, raise_if_interrupted
 from tsattn.benchmarks.forecast_baselines import (
     BASELINES,
     ar_forecast,
@@ -395,6 +395,11 @@ def _append(csv: Path, row: dict) -> None:
         frame.to_csv(csv, mode="a", header=False, index=False)
 
 
+def _portable(record: dict) -> dict:
+    """``record`` with its dataset files named without the machine's folders."""
+    return {**record, "datasets": portable_paths(list(record["datasets"]))}
+
+
 def _write_config(out: Path, config: ForecastBenchmark, command: str | None,
                   status: str = "running") -> None:  # fmt: skip
     """Record this run in ``config.json`` (every run of the folder, with its command and how it
@@ -407,7 +412,7 @@ def _write_config(out: Path, config: ForecastBenchmark, command: str | None,
         runs = json.loads(path.read_text(encoding="utf-8"))["runs"] if path.is_file() else []
         now = time.strftime("%Y-%m-%d %H:%M:%S")
         if status == "running":
-            runs.append({"command": command, "config": asdict(config), "threads": _threads(),
+            runs.append({"command": command, "config": _portable(asdict(config)), "threads": _threads(),
                          "tsattn_version": tsattn.__version__, "started": now, "status": status,
                          "pid": os.getpid()})  # fmt: skip
         else:
