@@ -76,6 +76,7 @@ PACKAGES = [
     "tsattn.nn",
     "tsattn.layers",
     "tsattn.training",
+    "tsattn.io",
     "tsattn.datasets",
     "tsattn.tuning",
     "tsattn.adapters.aeon",

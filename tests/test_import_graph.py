@@ -23,7 +23,7 @@ FLOORS = {
     "tsattn._validation": 0,
     "tsattn._parallel": 0,
     "tsattn._plotting": 0,
-    "tsattn._input": 1,
+    "tsattn.io": 1,
     "tsattn.datasets": 1,
     "tsattn.layers": 1,
     "tsattn.attention": 2,

@@ -1,4 +1,4 @@
-"""The one input validator (``tsattn._input``): pandas collection formats, float32 range and rounding."""
+"""The one input validator (``tsattn.io``): pandas collection formats, float32 range and rounding."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from tsattn import TSClassifier
-from tsattn._input import to_series_batch
+from tsattn.io import to_series_batch
 
 TINY = dict(d_model=8, n_heads=2, n_layers=1, dim_feedforward=16, max_epochs=2, random_state=0)
 

@@ -14,13 +14,9 @@ import pytest
 
 from tsattn.benchmarks import forecast_peers
 from tsattn.benchmarks.forecast import ForecastBenchmark, run_forecast_benchmark
-from tsattn.benchmarks.forecast_baselines import (
-    ar_forecast,
-    fit_ar,
-    seasonal_naive,
-    seasonal_period,
-)
+from tsattn.benchmarks.forecast_baselines import ar_forecast, fit_ar, seasonal_naive
 from tsattn.commands import bench
+from tsattn.io import seasonal_period
 
 TINY = dict(d_model=8, n_heads=2, n_layers=1, dim_feedforward=16, max_steps=4, patch_len=4)
 

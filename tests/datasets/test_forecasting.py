@@ -13,7 +13,7 @@ from tsattn.datasets import (
     load_forecasting,
     sliding_windows,
 )
-from tsattn.estimators._series import seasonal_period
+from tsattn.io import seasonal_period
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from tsattn import TSClassifier, TSRegressor
-from tsattn._input import to_series_batch
+from tsattn.io import to_series_batch
 from tsattn.nn import ConvTokenizer, RocketTokenizer
 from tsattn.nn.tokenizers import minirocket_kernels
 from tsattn.training import MixUp, SliceAndScale, TensorData, train

@@ -219,7 +219,7 @@ def _load(archive: str, name: str):
 
 def _padded(X: Any, length: int) -> np.ndarray:
     """``(n, C, length)`` float64: each series zero-padded at the end (trailing NaN become 0)."""
-    from tsattn._input import to_series_batch
+    from tsattn.io import to_series_batch
 
     batch = to_series_batch(X)
     values = np.nan_to_num(np.asarray(batch.values, dtype=np.float64))  # (n, N, C), 0 at padding
@@ -327,7 +327,7 @@ def run_one(archive: str, name: str, model: str, seed: int, config: ClassifyBenc
         X, y, Xt, yt = _load(archive, name)
         if fold >= 0:
             X, y, Xt, yt = _cv_split(X, y, config.cv, fold, task == "classification")
-        from tsattn._input import to_series_batch
+        from tsattn.io import to_series_batch
 
         train, test = to_series_batch(X), to_series_batch(Xt)
         row.update(n_train=len(y), n_test=len(yt), n_channels=train.n_channels,

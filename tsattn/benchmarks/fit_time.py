@@ -64,7 +64,7 @@ def _device_name(device) -> str:
 def _forecast_extra(est, series: np.ndarray) -> dict[str, Any]:
     """The forecaster's training samples, the steps of ``max_steps='auto'`` on them, and the
     process's peak resident memory in MB (Linux reports kilobytes)."""
-    from tsattn.estimators._series import hold_out_tail
+    from tsattn.io import hold_out_tail
 
     train, _ = hold_out_tail(series, est.validation_fraction, est.context_length, est.horizon)
     windows = len(train) - est.context_length - est.horizon + 1

@@ -41,15 +41,10 @@ import pandas as pd
 
 from tsattn._filelock import file_lock
 from tsattn.benchmarks import BenchmarkInterrupted, portable_paths, raise_if_interrupted
-from tsattn.benchmarks.forecast_baselines import (
-    BASELINES,
-    ar_forecast,
-    fit_ar,
-    seasonal_naive,
-    seasonal_period,
-)
+from tsattn.benchmarks.forecast_baselines import BASELINES, ar_forecast, fit_ar, seasonal_naive
 from tsattn.benchmarks.forecast_peers import PEERS, memory_problem, missing_peers, peer_forecasts
 from tsattn.benchmarks.forecast_scores import score_windows
+from tsattn.io import seasonal_period
 
 __all__ = [
     "BASELINES",
@@ -61,7 +56,6 @@ __all__ = [
     "model_setting",
     "run_forecast_benchmark",
     "seasonal_naive",
-    "seasonal_period",
 ]
 
 #: Interval coverages measured for ``TSForecaster``.

@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tsattn.estimators._series import seasonal_period  # re-exported: the benchmark's period too
-
-__all__ = ["BASELINES", "ar_forecast", "fit_ar", "seasonal_naive", "seasonal_period"]
+__all__ = ["BASELINES", "ar_forecast", "fit_ar", "seasonal_naive"]
 
 BASELINES = ("naive_last", "seasonal_naive", "ar")
 

@@ -2,7 +2,7 @@
 (``TSClassifier``, ``TSRegressor``).
 
 ``X`` is ``(n, channels, length)``, ``(n, length)``, a list of ``(channels, length_i)`` arrays, an
-array with trailing-NaN padding, or an aeon/sktime collection (:func:`tsattn._input.to_series_batch`).
+array with trailing-NaN padding, or an aeon/sktime collection (:func:`tsattn.io.to_series_batch`).
 Series are standardised per channel with training statistics, padded and masked, never truncated.
 """
 
@@ -18,11 +18,11 @@ import torch
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from tsattn._input import SeriesBatch, to_series_batch
 from tsattn._validation import POSITIVE_INT
 from tsattn.attention import AttentionSpec
 from tsattn.estimators.base import ATTENTION, BaseTSEstimator
 from tsattn.estimators.params import declare, default, param
+from tsattn.io import SeriesBatch, check_channels, to_series_batch
 from tsattn.nn.network import HEADS, TSTransformer
 from tsattn.nn.tokenizers import TOKENIZERS
 from tsattn.training import (
@@ -304,11 +304,7 @@ class CollectionEstimator(BaseTSEstimator):
     def _check_X_predict(self, X: Any) -> SeriesBatch:
         check_is_fitted(self, "module_")
         batch = to_series_batch(X, dtype=np.float64, check_float32=True)
-        if batch.n_channels != self.n_channels_:
-            raise ValueError(
-                f"X has {batch.n_channels} channel(s) but {type(self).__name__} was fitted on "
-                f"{self.n_channels_}; pass series with the same channels as in fit."
-            )
+        check_channels(batch.n_channels, self.n_channels_, "X", type(self).__name__)
         n_features = _n_features(X)
         if self.equal_length_ and (not batch.equal_length or batch.values.shape[1] != self.series_length_):
             if n_features is not None and self.n_channels_ == 1 and _is_2d(X):

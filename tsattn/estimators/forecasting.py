@@ -18,9 +18,11 @@ from sklearn.utils.validation import check_is_fitted
 
 from tsattn._validation import POSITIVE_INT
 from tsattn.attention import AttentionSpec
-from tsattn.estimators import _anchor, _intervals, _series
+from tsattn.estimators import _anchor, _intervals
+from tsattn.estimators._windows import WindowScores, window_tensors
 from tsattn.estimators.base import ATTENTION, BaseTSEstimator, Budget
 from tsattn.estimators.params import declare, default, param
+from tsattn.io import series as series_io
 from tsattn.nn.forecasting import FORECAST_HEADS, FORECAST_TOKENS, ForecastingTransformer
 from tsattn.training import WindowData, autocast, resolve_device
 
@@ -39,7 +41,7 @@ ROUNDS = 20
 
 
 @declare
-class TSForecaster(_series.WindowScores, BaseTSEstimator):
+class TSForecaster(WindowScores, BaseTSEstimator):
     """Transformer forecaster: the ``horizon`` steps after a ``context_length``-step window.
 
     ``fit`` trains on the stride-1 windows of one series (cut on the fly: memory does not grow
@@ -222,8 +224,8 @@ class TSForecaster(_series.WindowScores, BaseTSEstimator):
 
     def _build(self, y: Any, y_val: Any, spec: AttentionSpec):
         """Windows, standardisation, validation samples and ``network_params_`` (as the core's)."""
-        values, self.input_kind_, train_vals, valid_vals = _series.read_fit_series(
-            y, y_val, self.validation_fraction, self.context_length, self.horizon)
+        values, self.input_kind_, train_vals, valid_vals = series_io.read_fit_series(
+            y, y_val, self.validation_fraction, self.context_length, self.horizon, type(self).__name__)
         self.n_channels_ = self.n_features_in_ = values.shape[1]
         self.period_ = self._period(self.input_kind_, len(train_vals))
         seed, rng = self._random()
@@ -251,7 +253,7 @@ class TSForecaster(_series.WindowScores, BaseTSEstimator):
         period = self.period
         if period == "auto":
             index = (info or {}).get("index")
-            period = 1 if index is None else _series.seasonal_period(index)
+            period = 1 if index is None else series_io.seasonal_period(index)
         period = int(period or 1)
         if (self.anchor not in ("auto", "cycle", "ncycle") and not self.deseasonalize) \
                 or n_train < 2 * period:
@@ -314,7 +316,8 @@ class TSForecaster(_series.WindowScores, BaseTSEstimator):
         if y_context is None:
             values, info = self.last_context_[None], self.input_kind_
         else:
-            values, info = _series.read_contexts(y_context, self.n_channels_, self.context_length)
+            values, info = series_io.read_contexts(
+                y_context, self.n_channels_, self.context_length, type(self).__name__)
         return self._scale(values[:, -self.context_length :]), info
 
     def _forecast(self, y_context: Any, alpha: np.ndarray | None = None):
@@ -322,7 +325,7 @@ class TSForecaster(_series.WindowScores, BaseTSEstimator):
         ``(n, horizon, C, len(alpha))`` quantiles, and the input's kind (None for 3-D input)."""
         check_is_fitted(self, "module_")
         contexts, info = self._contexts(y_context)
-        out = self._predict_tensor(_series.window_tensors(contexts, self.device_)).double().numpy()
+        out = self._predict_tensor(window_tensors(contexts, self.device_)).double().numpy()
         mean, scale = self.channel_mean_, self.channel_scale_
         if alpha is None:
             return out * scale + mean, info
@@ -336,7 +339,7 @@ class TSForecaster(_series.WindowScores, BaseTSEstimator):
         (``(horizon,)``, ``(horizon, C)``, or a Series/DataFrame whose index continues the input's);
         ``(n_windows, horizon, C)`` for 3-D input."""
         out, info = self._forecast(y_context)
-        return out if info is None else _series.format_output(out[0], info)
+        return out if info is None else series_io.format_output(out[0], info)
 
     def predict_components(self, y_context: Any = None) -> dict[str, Any]:
         """What the forecast is made of: ``{"forecast": ..., "network": ..., "anchor": ...}``, the
@@ -345,7 +348,7 @@ class TSForecaster(_series.WindowScores, BaseTSEstimator):
         anchor``. ``y_context`` as in :meth:`predict`."""
         check_is_fitted(self, "module_")
         contexts, info = self._contexts(y_context)
-        data = _series.window_tensors(contexts, self.device_)
+        data = window_tensors(contexts, self.device_)
         size = self._predict_batch()
         self.module_.eval()
         chunks = []
@@ -360,7 +363,7 @@ class TSForecaster(_series.WindowScores, BaseTSEstimator):
                 continue
             part = torch.cat([c[k].float() for c in chunks]).cpu().double().numpy()
             part = part * self.channel_scale_ + self.channel_mean_
-            out[name] = part if info is None else _series.format_output(part[0], info)
+            out[name] = part if info is None else series_io.format_output(part[0], info)
         return out
 
     def predict_quantiles(self, y_context: Any = None, alpha: Any = (0.1, 0.5, 0.9)) -> Any:
@@ -369,7 +372,7 @@ class TSForecaster(_series.WindowScores, BaseTSEstimator):
         continued index. ``y_context`` as in :meth:`predict`."""
         alpha = _intervals.check_levels(alpha)
         out, info = self._forecast(y_context, alpha)
-        return out if info is None else _series.format_quantiles(out[0], info, alpha)
+        return out if info is None else series_io.format_quantiles(out[0], info, alpha)
 
     def predict_interval(self, y_context: Any = None, coverage: float = 0.9) -> tuple[Any, Any]:
         """``(lower, upper)``: the bounds of the central ``coverage`` interval (quantiles
@@ -377,7 +380,7 @@ class TSForecaster(_series.WindowScores, BaseTSEstimator):
         if not 0 < coverage < 1:
             raise ValueError(f"coverage must be strictly between 0 and 1; got {coverage}.")
         out, info = self._forecast(y_context, np.array([(1 - coverage) / 2, (1 + coverage) / 2]))
-        lower, upper = (out[..., k] if info is None else _series.format_output(out[0, ..., k], info)
+        lower, upper = (out[..., k] if info is None else series_io.format_output(out[0, ..., k], info)
                         for k in (0, 1))  # fmt: skip
         return lower, upper
 

@@ -62,7 +62,7 @@ def make_folds(estimator: Any, X: Any, y: Any, cv: Any) -> list[tuple[Any, Any]]
 
 
 def _expanding_folds(estimator: Any, X: Any, cv: Any) -> list[tuple[int, int]]:
-    from tsattn.estimators._series import as_series
+    from tsattn.io import as_series
 
     if isinstance(cv, bool) or not isinstance(cv, int) or cv < 1:
         raise ValueError(
@@ -123,7 +123,7 @@ def _collection_fold(estimator: Any, X: Any, y: Any, fold: tuple[Any, Any], metr
 
 def _forecast_fold(estimator: Any, X: Any, fold: tuple[int, int]) -> float:
     from tsattn.datasets.forecasting import sliding_windows
-    from tsattn.estimators._series import as_series
+    from tsattn.io import as_series
 
     fit_end, held_end = fold
     values = as_series(X, "y")[0]

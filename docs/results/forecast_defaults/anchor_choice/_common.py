@@ -8,7 +8,7 @@ import sys
 import numpy as np
 
 from tsattn.datasets import forecasting_splits, load_forecasting
-from tsattn.estimators._series import hold_out_tail, seasonal_period
+from tsattn.io import hold_out_tail, seasonal_period
 
 #: Training windows kept at most (a fixed random subset above it).
 MAX_WINDOWS = 20000

@@ -7,7 +7,7 @@ both choices scored on the standard VALIDATION split, anchors alone (no network)
 import sys, json, numpy as np, torch
 from tsattn.datasets import load_forecasting, forecasting_splits
 from tsattn.estimators import _anchor
-from tsattn.estimators._series import hold_out_tail, seasonal_period
+from tsattn.io import hold_out_tail, seasonal_period
 from tsattn.datasets.forecasting import sliding_windows
 from tsattn.nn.forecasting import LinearAnchor
 

@@ -1,8 +1,9 @@
-"""One series in, one forecast out: the input checks and output formatting of ``TSForecaster``.
+"""One series in, one forecast out: the input checks and output formatting of a forecaster.
 
 A series is a 1-D or 2-D array (time first) or a pandas Series/DataFrame; its values become a
 ``(T, C)`` float64 array, and ``info`` remembers the container (and the tail of its time index), so a
-forecast comes back in the same kind, its index continuing the input's.
+forecast comes back in the same kind, its index continuing the input's. ``owner`` in the checks is
+the name of the estimator whose fitted channels the input must match, as the error states it.
 """
 
 from __future__ import annotations
@@ -13,16 +14,12 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import torch
-from sklearn.utils.validation import check_is_fitted
 
-from tsattn.training import TensorData
+from tsattn.io.checks import check_channels
 
 __all__ = [
-    "WindowScores",
     "as_series",
     "as_windows",
-    "check_channels",
     "check_length",
     "finite",
     "format_output",
@@ -31,8 +28,8 @@ __all__ = [
     "read_contexts",
     "read_fit_series",
     "seasonal_period",
-    "window_tensors",
 ]
+
 
 def finite(values: np.ndarray, what: str) -> np.ndarray:
     """``values`` if every entry is finite; else a ``ValueError`` giving the first bad position."""
@@ -45,16 +42,12 @@ def finite(values: np.ndarray, what: str) -> np.ndarray:
     return values
 
 
-def as_windows(contexts: Any, n_channels: int, what: str) -> np.ndarray:
+def as_windows(contexts: Any, n_channels: int, what: str, owner: str) -> np.ndarray:
     """A 3-D array of context windows ``(n_windows, length, n_channels)`` as float64, checked."""
     contexts = finite(np.asarray(contexts, dtype=np.float64), what)
     if contexts.shape[0] == 0:
         raise ValueError(f"{what} has 0 windows (shape {contexts.shape}); pass at least one.")
-    if contexts.shape[2] != n_channels:
-        raise ValueError(
-            f"{what} has {contexts.shape[2]} channel(s) but the forecaster was fitted on "
-            f"{n_channels}; pass the same channels as in fit."
-        )
+    check_channels(contexts.shape[2], n_channels, what, owner)
     return contexts
 
 
@@ -152,12 +145,6 @@ def format_quantiles(quantiles: np.ndarray, info: dict, alpha: np.ndarray) -> An
                         index=_continue_index(info["index"], len(quantiles)))  # fmt: skip
 
 
-def window_tensors(contexts: np.ndarray, device: torch.device) -> TensorData:
-    """Complete context windows ``(n, L, C)`` as float32 :class:`TensorData` on ``device``."""
-    lengths = torch.full((len(contexts),), contexts.shape[1], dtype=torch.long, device=device)
-    return TensorData(torch.tensor(contexts, dtype=torch.float32, device=device), lengths)
-
-
 def check_length(values: np.ndarray, context_length: int, horizon: int, what: str) -> None:
     """Refuse a series shorter than one training window (``horizon=0``: than one context)."""
     need = context_length + horizon
@@ -173,15 +160,6 @@ def check_length(values: np.ndarray, context_length: int, horizon: int, what: st
         f"{context_length} + {horizon} = {need} needed for one training window. Pass a longer "
         "series or lower context_length/horizon."
     )
-
-
-def check_channels(values: np.ndarray, n_channels: int, what: str) -> None:
-    """Refuse a series whose channels differ from the ``n_channels`` seen in fit."""
-    if values.shape[-1] != n_channels:
-        raise ValueError(
-            f"{what} has {values.shape[-1]} channel(s) but TSForecaster was fitted on "
-            f"{n_channels}; pass the same channels as in fit."
-        )
 
 
 def hold_out_tail(
@@ -226,14 +204,15 @@ def seasonal_period(index: pd.Index) -> int:
 
 
 def read_fit_series(y: Any, y_val: Any, validation_fraction: float, context_length: int,
-                    horizon: int) -> tuple[np.ndarray, dict, np.ndarray, np.ndarray | None]:  # fmt: skip
+                    horizon: int, owner: str
+                    ) -> tuple[np.ndarray, dict, np.ndarray, np.ndarray | None]:  # fmt: skip
     """``fit``'s series checked: ``(values (T, C), info, training rows, validation rows | None)``;
     the validation rows are ``y_val``, else the tail of ``y`` (:func:`hold_out_tail`)."""
     values, info = as_series(y, "y")
     check_length(values, context_length, horizon, "y")
     if y_val is not None:
         valid, _ = as_series(y_val, "y_val")
-        check_channels(valid, values.shape[1], "y_val")
+        check_channels(valid.shape[1], values.shape[1], "y_val", owner)
         check_length(valid, context_length, horizon, "y_val")
         return values, info, values, valid
     if validation_fraction > 0:
@@ -241,44 +220,15 @@ def read_fit_series(y: Any, y_val: Any, validation_fraction: float, context_leng
     return values, info, values, None
 
 
-def read_contexts(y_context: Any, n_channels: int, context_length: int
+def read_contexts(y_context: Any, n_channels: int, context_length: int, owner: str
                   ) -> tuple[np.ndarray, dict | None]:  # fmt: skip
     """``predict``'s input checked: ``(contexts (n, T, C), info)``; ``info`` is None for a 3-D
     array of windows, else the kind of the one series given (``n = 1``)."""
     if getattr(y_context, "ndim", np.ndim(y_context)) == 3:
-        contexts = as_windows(y_context, n_channels, "y_context")
+        contexts = as_windows(y_context, n_channels, "y_context", owner)
         check_length(contexts[0], context_length, 0, "y_context")
         return contexts, None
     values, info = as_series(y_context, "y_context")
-    check_channels(values, n_channels, "y_context")
+    check_channels(values.shape[1], n_channels, "y_context", owner)
     check_length(values, context_length, 0, "y_context")
     return values[None], info
-
-
-class WindowScores:
-    """``mse``, ``mae`` and ``score`` of a forecaster over context windows and their targets."""
-
-    def mse(self, y_context_windows: Any, y_true_windows: Any) -> float:
-        """Mean squared error of the forecasts of ``y_context_windows (n, L, C)`` against
-        ``y_true_windows (n, horizon, C)``, over every window, step and channel."""
-        return float(np.mean(self._errors(y_context_windows, y_true_windows) ** 2))
-
-    def mae(self, y_context_windows: Any, y_true_windows: Any) -> float:
-        """Mean absolute error; arguments as :meth:`mse`."""
-        return float(np.mean(np.abs(self._errors(y_context_windows, y_true_windows))))
-
-    def score(self, y_context_windows: Any, y_true_windows: Any) -> float:
-        """*Negative* MSE (higher is better, as scikit-learn's model selection expects)."""
-        return -self.mse(y_context_windows, y_true_windows)
-
-    def _errors(self, contexts: Any, targets: Any) -> np.ndarray:
-        check_is_fitted(self, "module_")
-        contexts = np.asarray(contexts, dtype=np.float64)
-        targets = np.asarray(targets, dtype=np.float64)
-        if contexts.ndim == 2:
-            contexts, targets = contexts[None], targets.reshape(1, len(targets), -1)
-        expected = (contexts.shape[0], self.horizon, self.n_channels_)
-        if targets.shape != expected:
-            raise ValueError(f"y_true_windows must have shape (n_windows, horizon, n_channels) = "
-                             f"{expected}; got {targets.shape}.")
-        return self.predict(contexts) - targets

@@ -1,4 +1,4 @@
-"""The one input validator: every collection format users pass becomes a padded array and lengths.
+"""Collections of series: every collection format users pass becomes a padded array and lengths.
 
 Accepted ``X``:
 
@@ -343,7 +343,7 @@ def _outside_tsattn() -> int:
     import os
     import sys
 
-    package = os.path.dirname(os.path.abspath(__file__))
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # tsattn/, not tsattn/io/
     frame, level = sys._getframe(1), 1
     while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
         frame, level = frame.f_back, level + 1

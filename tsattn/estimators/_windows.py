@@ -1,0 +1,48 @@
+"""The forecaster's context windows as the network reads them, and its scores over windows."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+from sklearn.utils.validation import check_is_fitted
+
+from tsattn.training import TensorData
+
+__all__ = ["WindowScores", "window_tensors"]
+
+
+def window_tensors(contexts: np.ndarray, device: torch.device) -> TensorData:
+    """Complete context windows ``(n, L, C)`` as float32 :class:`TensorData` on ``device``."""
+    lengths = torch.full((len(contexts),), contexts.shape[1], dtype=torch.long, device=device)
+    return TensorData(torch.tensor(contexts, dtype=torch.float32, device=device), lengths)
+
+
+class WindowScores:
+    """``mse``, ``mae`` and ``score`` of a forecaster over context windows and their targets."""
+
+    def mse(self, y_context_windows: Any, y_true_windows: Any) -> float:
+        """Mean squared error of the forecasts of ``y_context_windows (n, L, C)`` against
+        ``y_true_windows (n, horizon, C)``, over every window, step and channel."""
+        return float(np.mean(self._errors(y_context_windows, y_true_windows) ** 2))
+
+    def mae(self, y_context_windows: Any, y_true_windows: Any) -> float:
+        """Mean absolute error; arguments as :meth:`mse`."""
+        return float(np.mean(np.abs(self._errors(y_context_windows, y_true_windows))))
+
+    def score(self, y_context_windows: Any, y_true_windows: Any) -> float:
+        """*Negative* MSE (higher is better, as scikit-learn's model selection expects)."""
+        return -self.mse(y_context_windows, y_true_windows)
+
+    def _errors(self, contexts: Any, targets: Any) -> np.ndarray:
+        check_is_fitted(self, "module_")
+        contexts = np.asarray(contexts, dtype=np.float64)
+        targets = np.asarray(targets, dtype=np.float64)
+        if contexts.ndim == 2:
+            contexts, targets = contexts[None], targets.reshape(1, len(targets), -1)
+        expected = (contexts.shape[0], self.horizon, self.n_channels_)
+        if targets.shape != expected:
+            raise ValueError(f"y_true_windows must have shape (n_windows, horizon, n_channels) = "
+                             f"{expected}; got {targets.shape}.")
+        return self.predict(contexts) - targets

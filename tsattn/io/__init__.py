@@ -1,0 +1,38 @@
+"""The input of every estimator: collections of series and single series, checked and converted.
+
+Collections (:class:`~tsattn.TSClassifier`, :class:`~tsattn.TSRegressor`): :func:`to_series_batch`
+reads every format users pass (numpy arrays, lists of unequal-length series, aeon/sktime pandas
+formats) into a padded :class:`SeriesBatch`. Single series (:class:`~tsattn.TSForecaster`):
+:func:`as_series` reads an array or a pandas Series/DataFrame, :func:`read_fit_series` and
+:func:`read_contexts` check what ``fit`` and ``predict`` receive, :func:`format_output` and
+:func:`format_quantiles` give forecasts back in the input's kind, :func:`hold_out_tail` and
+:func:`seasonal_period` are the validation tail and the season read from a time index.
+Tuning, the benchmarks and the result scripts read their data through the same functions.
+"""
+
+from __future__ import annotations
+
+from tsattn.io.checks import check_channels
+from tsattn.io.collections import SeriesBatch, to_series_batch
+from tsattn.io.series import (
+    as_series,
+    format_output,
+    format_quantiles,
+    hold_out_tail,
+    read_contexts,
+    read_fit_series,
+    seasonal_period,
+)
+
+__all__ = [
+    "SeriesBatch",
+    "as_series",
+    "check_channels",
+    "format_output",
+    "format_quantiles",
+    "hold_out_tail",
+    "read_contexts",
+    "read_fit_series",
+    "seasonal_period",
+    "to_series_batch",
+]
