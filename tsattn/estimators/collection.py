@@ -24,7 +24,7 @@ from tsattn.estimators.base import ATTENTION, BaseTSEstimator
 from tsattn.estimators.params import declare, default, param
 from tsattn.io import SeriesBatch, check_channels, to_series_batch
 from tsattn.nn.network import HEADS, TSTransformer
-from tsattn.nn.tokenizers import TOKENIZERS
+from tsattn.nn.tokenizers import TOKENIZERS, token_steps, tokenizer_sizes
 from tsattn.training import (
     MaskedReconstruction, MixUp, SliceAndScale, TensorData, predict, pretrain, resolve_device,
 )
@@ -192,7 +192,9 @@ class CollectionEstimator(BaseTSEstimator):
         train_data = data.subset(train_idx)
         valid_data = data.subset(valid_idx) if valid_idx is not None else None
 
-        tokenizer_params = self._tokenizer_params(self.series_length_)
+        stem = {"min_width": self.stem_width, "input_blocks": self.stem_input_blocks,
+                "diff": self.stem_diff}  # fmt: skip
+        tokenizer_params = tokenizer_sizes(self.tokenizer, self.series_length_, self.max_tokens, stem)
         self.network_params_ = dict(
             n_channels=self.n_channels_ * (2 if self.normalize == "both" else 1), n_outputs=n_outputs, max_len=self.series_length_,
             # unequal lengths: predict may meet longer series; a length-dependent attention
@@ -202,7 +204,7 @@ class CollectionEstimator(BaseTSEstimator):
             **({"stem_pool": True} if self.stem_pool else {}),
             **self._trunk_params(spec),
         )  # fmt: skip
-        self.token_steps_ = int(tokenizer_params.get("patch_len", 2 ** tokenizer_params.get("n_down", 0)))
+        self.token_steps_ = token_steps(tokenizer_params)
         self.n_tokens_ = -(-self.series_length_ // self.token_steps_)
         return train_data, valid_data, seed, rng
 
@@ -246,21 +248,6 @@ class CollectionEstimator(BaseTSEstimator):
             lr=self.lr, weight_decay=self.weight_decay, warmup=self.warmup,
             precision=self.precision,
         )  # fmt: skip
-
-    def _tokenizer_params(self, length: int) -> dict[str, int]:
-        """The tokeniser's sizes for training series of at most ``length`` steps."""
-        if self.tokenizer == "patch":
-            return {"patch_len": -(-length // self.max_tokens)}
-        n_down = max(0, math.ceil(math.log2(length / self.max_tokens)))
-        conv = {"min_width": self.stem_width, "input_blocks": self.stem_input_blocks,
-                "diff": self.stem_diff}  # fmt: skip
-        if self.tokenizer == "conv":
-            return {"n_down": n_down, **conv}
-        if self.tokenizer == "rocket":
-            return {"n_down": n_down, "max_len": length}
-        if self.tokenizer == "conv_rocket":
-            return {"n_down": n_down, "max_len": length, **conv}
-        return {}
 
     def _split(self, n: int, targets: torch.Tensor, rng: np.random.Generator):
         if self.validation_fraction == 0:

@@ -32,7 +32,9 @@ __all__ = [
     "VariateTokenizer",
     "minirocket_kernels",
     "TOKENIZERS",
+    "token_steps",
     "tokenizer_factory",
+    "tokenizer_sizes",
 ]
 
 
@@ -423,3 +425,34 @@ def tokenizer_factory(name: str, n_channels: int, params: dict[str, Any] | None 
     if name not in TOKENIZERS:
         raise ValueError(f"tokenizer must be one of {sorted(TOKENIZERS)}, got {name!r}.")
     return partial(TOKENIZERS[name], n_channels, **(params or {}))
+
+
+def tokenizer_sizes(name: str, length: int, max_tokens: int, stem: dict[str, Any] | None = None
+                    ) -> dict[str, Any]:  # fmt: skip
+    """The arguments of tokeniser ``name`` (:data:`TOKENIZERS`) that fit series of at most
+    ``length`` steps into at most ``max_tokens`` tokens.
+
+    ``'patch'``: patches of ``ceil(length / max_tokens)`` steps. ``'conv'``, ``'rocket'`` and
+    ``'conv_rocket'``: ``n_down = ceil(log2(length / max_tokens))`` halvings (none when the
+    series already fit); the rocket ones also ``max_len = length``, the span their dilations
+    cover. ``stem`` (the ``'conv'`` stem's ``min_width``, ``input_blocks``, ``diff``) is added
+    for the tokenisers with a convolutional stem. ``'step'`` takes none: one token per step.
+    """
+    if name not in TOKENIZERS:
+        raise ValueError(f"tokenizer must be one of {sorted(TOKENIZERS)}, got {name!r}.")
+    if name == "patch":
+        return {"patch_len": -(-length // max_tokens)}
+    if name == "step":
+        return {}
+    sizes: dict[str, Any] = {"n_down": max(0, math.ceil(math.log2(length / max_tokens)))}
+    if name in ("rocket", "conv_rocket"):
+        sizes["max_len"] = length
+    if name in ("conv", "conv_rocket"):
+        sizes.update(stem or {})
+    return sizes
+
+
+def token_steps(sizes: dict[str, Any]) -> int:
+    """Input steps per token of a tokeniser built with ``sizes`` (:func:`tokenizer_sizes`): the
+    patch length, ``2**n_down`` for a halving stem, else 1."""
+    return int(sizes.get("patch_len", 2 ** sizes.get("n_down", 0)))
