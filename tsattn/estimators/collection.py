@@ -61,39 +61,31 @@ class CollectionEstimator(BaseTSEstimator):
         "proportions of positive values over each token's steps mapped to the token "
         "(:class:`~tsattn.nn.tokenizers.RocketTokenizer`); ``'conv_rocket'`` the sum of the two. "
         "All but ``'step'`` bound the attention's cost and the number of tokens for long series. "
-        "``TSClassifier`` defaults to ``'conv_rocket'``: it scored 1.2 points above ``'conv'`` by "
-        "3-fold CV on TRAIN of 42 UEA/UCR sets (88.45 against 87.24, 23/9/10 sets, Wilcoxon p "
-        "0.04; MiniRocket 88.55) at about 1.7 times the fit time (``docs/results/classify_cv/``, "
-        "``crk16``); ``TSRegressor`` keeps ``'conv'`` until it is measured on regression."
+        "``TSClassifier`` defaults to ``'conv_rocket'``, ``TSRegressor`` to ``'conv'`` "
+        "(:ref:`defaults-tokenizer`)."
     )
     max_tokens: int = param(
         32, [POSITIVE_INT], "Token budget of the ``'patch'``, ``'conv'`` and rocket tokenisers for the "
-        "longest training series (``'step'`` ignores it). 64 scored level with 32 by 3-fold CV on "
-        "TRAIN of 42 UEA/UCR sets at 1.27 times the fit time (86.72 against 87.24; "
-        "``docs/results/classify_cv/``, ``mt64``)."
+        "longest training series (``'step'`` ignores it). Default 32 (:ref:`defaults-max-tokens`)."
     )
     stem_width: int = param(
         16, [POSITIVE_INT], "Narrowest block of the ``'conv'`` stem: the halving blocks' widths "
-        "double from it towards ``d_model`` (``d_model`` or more: every block full width). Full "
-        "width scored level with 16 by 3-fold CV on TRAIN of 42 UEA/UCR sets (86.29 against "
-        "86.36; +0.7 on UEA, -0.25 on UCR; ``docs/results/classify_cv/``)."
+        "double from it towards ``d_model`` (``d_model`` or more: every block full width). "
+        "Default 16 (:ref:`defaults-stem`)."
     )
     stem_input_blocks: int = param(
         0, [Interval(Integral, 0, None, closed="left")], "Stride-1 blocks of the ``'conv'`` stem "
-        "at the input's full resolution, before its first halving block (1: level with 0 on the "
-        "13 sets cross-validated, ``docs/results/classify_cv/``)."
+        "at the input's full resolution, before its first halving block. Default 0 "
+        "(:ref:`defaults-stem`)."
     )
     stem_diff: bool = param(
         False, ["boolean"], "Whether the ``'conv'`` stem also sees each channel's first "
-        "difference, standardised, as extra input channels. Level with False by 3-fold CV on "
-        "TRAIN of 42 UEA/UCR sets (86.41 against 86.36; UCR +0.2, UEA -0.7; "
-        "``docs/results/classify_cv/``)."
+        "difference, standardised, as extra input channels. Default False (:ref:`defaults-stem`)."
     )
     stem_pool: bool = param(
         False, ["boolean"], "Whether the head also takes the mean and maximum over the real steps "
         "of every halving block of the ``'conv'`` stem (features at each of its resolutions) "
-        "beside the encoded tokens; needs a pooling ``head``. Level with False by 3-fold CV on "
-        "TRAIN of 42 UEA/UCR sets (86.33 against 86.36; ``docs/results/classify_cv/``)."
+        "beside the encoded tokens; needs a pooling ``head``. Default False (:ref:`defaults-stem`)."
     )
     crop: float = param(
         0.8, [Interval(Real, 0, 1, closed="right")], "Training augmentation, window slicing: each "
@@ -107,7 +99,7 @@ class CollectionEstimator(BaseTSEstimator):
     augment_prob: float = param(
         1.0, [Interval(Real, 0, 1, closed="both")], "Share of the training series that ``crop`` "
         "and ``scale_jitter`` transform in each batch; the rest are fed unchanged. 0 switches "
-        "augmentation off."
+        "augmentation off. ``TSClassifier`` defaults to 0.5 (:ref:`defaults-augment-prob`)."
     )
     rocket_augmented: bool = param(
         True, ["boolean"], "Whether the random-kernel features (``tokenizer='rocket'`` or "
@@ -120,27 +112,23 @@ class CollectionEstimator(BaseTSEstimator):
         0.0, [Interval(Real, 0, None, closed="left")], "Training augmentation, mixup (Zhang et al. "
         "2018): each training batch is blended with a shuffled copy of itself by a weight drawn "
         "from ``Beta(mixup, mixup)``, and so are the targets in the loss "
-        "(:class:`~tsattn.training.MixUp`). 0 switches it off. 0.2 scored 0.5 points below 0 by "
-        "3-fold CV on TRAIN of 42 UEA/UCR sets (86.72 against 87.24; ``docs/results/classify_cv/``, "
-        "``mx02``)."
+        "(:class:`~tsattn.training.MixUp`). 0, the default, switches it off "
+        "(:ref:`defaults-mixup`)."
     )
     pretrain_steps: int = param(
         0, [Interval(Integral, 0, None, closed="left")], "Self-supervised pretraining: optimiser "
         "steps in which the network's trunk learns to rebuild hidden tokens' steps of the training "
         "series (40% of the tokens hidden, mean squared error; "
         ":class:`~tsattn.training.MaskedReconstruction`) before the supervised ``max_steps``. "
-        "0 switches it off; ``pretrain_loss_`` holds every step's loss. 500 scored 0.8 points below "
-        "0 by 3-fold CV on TRAIN of 42 UEA/UCR sets (86.42 against 87.24, 1.34 times the fit "
-        "time; ``docs/results/classify_cv/``, ``pt500``)."
+        "``pretrain_loss_`` holds every step's loss. 0, the default, switches it off "
+        "(:ref:`defaults-pretrain-steps`)."
     )
     normalize: str = param(
         "channel", [StrOptions({"channel", "instance", "both"})], "Input scaling: ``'channel'`` "
         "standardises each channel with the training set's mean and deviation (amplitudes compare "
         "across series); ``'instance'`` standardises each series' channels by their own mean and "
         "deviation (shapes only); ``'both'`` gives the network the two side by side (2 x channels). "
-        "``'both'`` scored 1.7 points below ``'channel'`` by 3-fold CV on TRAIN of 42 UEA/UCR sets "
-        "(85.56 against 87.24, 16/10/16 sets; OliveOil -30, NATOPS -9; ``docs/results/classify_cv/``, "
-        "``nb``)."
+        "Default ``'channel'`` (:ref:`defaults-normalize`)."
     )
     n_layers: int = default(2)
     dim_feedforward: int = default(128)
@@ -211,18 +199,15 @@ class CollectionEstimator(BaseTSEstimator):
     def _auto_batch(self, n_train: int) -> int:
         """``batch_size='auto'``: the largest power of two at or below a quarter of the training
         series, between 8 and 32, so that a set of a few dozen series still gets several batches
-        per epoch (gradient noise) instead of one full batch. Not the default: by 3-fold CV on
-        TRAIN of 42 UEA/UCR sets it scored 0.4 points below 32 on average, with large swings
-        either way on the smallest sets (``docs/results/classify_cv/``, ``bauto``)."""
+        per epoch (gradient noise) instead of one full batch. Not the default (why:
+        ``docs/guide/defaults.md``)."""
         return int(np.clip(2 ** math.floor(math.log2(max(n_train, 1) / 4)), 8, 32))
 
     def _auto_steps(self, n_train: int) -> int:
         """``max_steps='auto'``: ``1000 * sqrt(n_train / 50)`` optimiser steps, at least 1000 and at
         most 4000 (50 series: 1000; 200: 2000; 800 or more: 4000). Small sets keep the fixed budget;
         larger ones, which get fewer passes over their series from it, get more steps. Not the
-        default: by 3-fold CV on TRAIN of 42 UEA/UCR sets it scored 0.2 points above 1000 steps
-        (87.47 against 87.24; Adiac +7.4, Handwriting -2.7), inside the seed noise, for 1.45 times
-        the fit time (``docs/results/classify_cv/``, ``sauto``)."""
+        default (why: ``docs/guide/defaults.md``)."""
         steps = round(AUTO_STEPS * math.sqrt(n_train / AUTO_STEPS_SERIES))
         return int(np.clip(steps, AUTO_STEPS, AUTO_MAX_STEPS))
 

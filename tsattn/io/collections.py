@@ -36,9 +36,13 @@ __all__ = ["SeriesBatch", "to_series_batch"]
 class SeriesBatch:
     """A collection of series as one padded array.
 
-    values : ``(n, length_max, channels)`` float32 (or the ``dtype`` asked of
-        :func:`to_series_batch`), zero at padded steps (time-major for the model).
-    lengths : ``(n,)`` int64, real steps per series (each >= 1).
+    Attributes
+    ----------
+    values : ndarray ``(n, length_max, channels)``
+        float32 (or the ``dtype`` asked of :func:`to_series_batch`), zero at padded steps
+        (time-major for the model).
+    lengths : ndarray ``(n,)``
+        int64, real steps per series (each >= 1).
     """
 
     values: np.ndarray
