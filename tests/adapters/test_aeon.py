@@ -99,12 +99,15 @@ def test_regressor_on_covid_3month():
     np.testing.assert_allclose(pred, reg.estimator_.predict(Xt))
 
 
-def test_estimator_params_reach_the_wrapped_estimator():
+def test_every_parameter_reaches_the_wrapped_estimator():
     X, y = load_basic_motions(split="train")
-    clf = TSAttnAeonClassifier(**{**TINY, "attention": "bn"}, estimator_params={"beta": 0.3})
+    clf = TSAttnAeonClassifier(**{**TINY, "attention": "bn", "beta": 0.3, "label_smoothing": 0.0})
     clf.fit(X, y)
     assert clf.estimator_.beta == 0.3 and clf.estimator_.attention == "bn"
-    assert clf.estimator_.d_model == TINY["d_model"]
+    assert clf.estimator_.label_smoothing == 0.0 and clf.estimator_.d_model == TINY["d_model"]
+    assert TSAttnAeonClassifier("bn").attention == "bn"  # positional as the estimator's
+    with pytest.raises(TypeError, match="estimator_params"):
+        TSAttnAeonClassifier(estimator_params={"beta": 0.3})
 
 
 def test_runs_in_sklearn_cross_validation_and_aeon_pipelines():
@@ -136,11 +139,8 @@ def test_adapter_defaults_are_the_wrapped_estimators_defaults():
         (TSAttnAeonClassifier, TSClassifier),
         (TSAttnAeonRegressor, TSRegressor),
     ]:
-        ours = adapter().get_params()
-        theirs = estimator().get_params()
-        shared = set(ours) & set(theirs)
-        assert shared, adapter
-        assert {k: ours[k] for k in shared} == {k: theirs[k] for k in shared}, adapter.__name__
+        # every parameter of the estimator, declared there only, with its default
+        assert adapter().get_params() == estimator().get_params(), adapter.__name__
 
 
 def test_missing_aeon_gives_a_clear_import_error(monkeypatch):

@@ -125,11 +125,20 @@ def test_adapter_defaults_are_the_wrapped_estimators_defaults():
         (TSAttnRegressor, TSRegressor),
         (TSAttnForecaster, TSForecaster),
     ]:
-        ours = adapter().get_params()
+        # every parameter of the estimator (but the forecaster's horizon, which fh sets), declared
+        # there only, with its default
         theirs = estimator().get_params()
-        shared = set(ours) & set(theirs)
-        assert shared, adapter
-        assert {k: ours[k] for k in shared} == {k: theirs[k] for k in shared}, adapter.__name__
+        theirs.pop("horizon", None)
+        assert adapter().get_params() == theirs, adapter.__name__
+
+
+def test_a_parameter_beyond_the_old_hand_picked_list_reaches_the_forecaster():
+    y = pd.Series(np.sin(np.arange(40.0)))
+    params = {**TSAttnForecaster.get_test_params()[0], "attention": "bn", "beta": 0.3,
+              "weight_decay": 0.0}  # fmt: skip
+    f = TSAttnForecaster(**params).fit(y, fh=[1, 2])
+    assert f.forecaster_.beta == 0.3 and f.forecaster_.weight_decay == 0.0
+    assert f.forecaster_.horizon == 2 and f.get_params()["beta"] == 0.3
 
 
 def test_interval_api_is_the_forecasters_calibrated_quantiles():

@@ -3,14 +3,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+import abc
+import inspect
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import numpy as np
 
-from tsattn.estimators import TSClassifier
-
-# The adapters' defaults are the wrapped estimators' own, so the two never train different models.
-_C = TSClassifier().get_params()
+T = TypeVar("T", bound=type)
 
 #: Small, fast settings for the toolkits' estimator checks.
 TEST_PARAMS = [
@@ -22,54 +22,46 @@ TEST_PARAMS = [
 TEST_PARAMS.append({**TEST_PARAMS[0], "attention": "bn_sh", "norm": "layer"})
 
 
-def store_arguments(adapter: Any, arguments: dict[str, Any]) -> None:
-    """Store an adapter's constructor arguments (its ``locals()``) unchanged, as the toolkits'
-    ``__init__`` contract wants, without writing ``self.x = x`` once per parameter."""
-    for name, value in arguments.items():
-        if name not in ("self", "__class__"):
-            setattr(adapter, name, value)
+def mirror_parameters(estimator_cls: type, skip: tuple[str, ...] = ()) -> Callable[[T], T]:
+    """Class decorator: the adapter's constructor takes every parameter of ``estimator_cls`` but
+    ``skip``, in its order and with its defaults, and stores them unchanged.
 
+    The parameter list is the estimator's own signature (its declarations), not a copy: a
+    parameter added to the estimator reaches the adapter's ``get_params``, ``set_params``,
+    ``clone`` and the toolkits' tuning without a change here. The adapter keeps the wrapped class
+    in ``_estimator_cls``.
+    """
+    own = inspect.signature(estimator_cls.__init__)
+    signature = own.replace(parameters=[p for p in own.parameters.values() if p.name not in skip])
 
-def wrapped_params(adapter: Any, extra: str) -> dict[str, Any]:
-    """The wrapped estimator's parameters: the adapter's own (but ``extra``) updated by ``extra``."""
-    params = adapter.get_params(deep=False)
-    return {**{k: v for k, v in params.items() if k != extra}, **(params[extra] or {})}
+    def decorate(adapter_cls: T) -> T:
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            bound = signature.bind(self, *args, **kwargs)  # an unknown name raises TypeError
+            bound.apply_defaults()
+            for name, value in bound.arguments.items():
+                if name != "self":
+                    setattr(self, name, value)
+            super(adapter_cls, self).__init__()
+
+        __init__.__signature__ = signature  # what inspect, scikit-learn, sktime and aeon read
+        __init__.__qualname__ = f"{adapter_cls.__qualname__}.__init__"
+        __init__.__module__ = adapter_cls.__module__
+        adapter_cls.__init__ = __init__
+        adapter_cls._estimator_cls = estimator_cls
+        # aeon's base declares an abstract __init__: recount, now that the class has its own
+        return abc.update_abstractmethods(adapter_cls)
+
+    return decorate
 
 
 class CollectionAdapterMixin:
-    """Put before the toolkit's ``BaseClassifier``/``BaseRegressor``; ``_estimator_cls`` names the
-    wrapped tsattn estimator."""
+    """Put before the toolkit's ``BaseClassifier``/``BaseRegressor``, the adapter decorated with
+    :func:`mirror_parameters` of the wrapped tsattn estimator."""
 
-    _estimator_cls: str
-
-    def __init__(
-        self,
-        attention: str = _C['attention'],
-        d_model: int = _C['d_model'],
-        n_heads: int = _C['n_heads'],
-        n_layers: int = _C['n_layers'],
-        dim_feedforward: int = _C['dim_feedforward'],
-        dropout: float = _C['dropout'],
-        norm: str = _C['norm'],
-        head: str = _C['head'],
-        max_epochs: int = _C['max_epochs'],
-        batch_size: int = _C['batch_size'],
-        lr: float = _C['lr'],
-        validation_fraction: float = _C['validation_fraction'],
-        patience: int | None = _C['patience'],
-        device: str = _C['device'],
-        random_state: int | None = _C['random_state'],
-        verbose: int = _C['verbose'],
-        estimator_params: dict | None = None,
-    ) -> None:
-        store_arguments(self, locals())
-        super().__init__()
+    _estimator_cls: type
 
     def _fit(self, X, y):
-        import tsattn.estimators
-
-        params = wrapped_params(self, "estimator_params")
-        self.estimator_ = getattr(tsattn.estimators, self._estimator_cls)(**params).fit(X, y)
+        self.estimator_ = self._estimator_cls(**self.get_params(deep=False)).fit(X, y)
         return self
 
     def _predict(self, X) -> np.ndarray:

@@ -3,11 +3,15 @@ benchmarking, pipelines and estimator checks.
 
 >>> from tsattn.adapters.aeon import TSAttnAeonClassifier  # doctest: +SKIP
 >>> TSAttnAeonClassifier(attention="bn_sh", max_epochs=2).fit(X, y).predict_proba(X)  # doctest: +SKIP
+
+Each adapter takes every parameter of the estimator it wraps, with its defaults: its signature is
+the estimator's own.
 """
 
 from __future__ import annotations
 
-from tsattn.adapters._collection import TEST_PARAMS, CollectionAdapterMixin
+from tsattn.adapters._collection import TEST_PARAMS, CollectionAdapterMixin, mirror_parameters
+from tsattn.estimators import TSClassifier, TSRegressor
 
 try:
     from aeon.classification.base import BaseClassifier
@@ -40,6 +44,7 @@ class _AeonCollectionMixin(CollectionAdapterMixin):
         return [dict(p) for p in TEST_PARAMS]
 
 
+@mirror_parameters(TSClassifier)
 class TSAttnAeonClassifier(_AeonCollectionMixin, BaseClassifier):
     """aeon classifier wrapping :class:`tsattn.TSClassifier`.
 
@@ -49,12 +54,9 @@ class TSAttnAeonClassifier(_AeonCollectionMixin, BaseClassifier):
 
     Parameters
     ----------
-    attention, d_model, n_heads, n_layers, dim_feedforward, dropout, norm, head, max_epochs,
-    batch_size, lr, validation_fraction, patience, device, random_state, verbose
-        As :class:`tsattn.TSClassifier`, with its defaults.
-    estimator_params : dict, optional
-        Any other :class:`tsattn.TSClassifier` parameter (e.g. attention hyperparameters
-        ``{"beta": 0.5}``).
+    **params
+        Every parameter of :class:`tsattn.TSClassifier` (attention hyperparameters such as
+        ``beta`` included), with its defaults.
 
     Attributes
     ----------
@@ -70,13 +72,14 @@ class TSAttnAeonClassifier(_AeonCollectionMixin, BaseClassifier):
     >>> proba = clf.fit(X, y).predict_proba(X)  # doctest: +SKIP
     """
 
-    _estimator_cls = "TSClassifier"
     _tags = dict(_COLLECTION_TAGS)
 
 
+@mirror_parameters(TSRegressor)
 class TSAttnAeonRegressor(_AeonCollectionMixin, BaseRegressor):
-    """aeon regressor wrapping :class:`tsattn.TSRegressor` (parameters and input as
-    :class:`TSAttnAeonClassifier`; ``estimator_`` is the fitted :class:`tsattn.TSRegressor`).
+    """aeon regressor wrapping :class:`tsattn.TSRegressor` (every parameter of it, with its
+    defaults; input as :class:`TSAttnAeonClassifier`; ``estimator_`` is the fitted
+    :class:`tsattn.TSRegressor`).
 
     Examples
     --------
@@ -87,5 +90,4 @@ class TSAttnAeonRegressor(_AeonCollectionMixin, BaseRegressor):
     >>> y_pred = reg.fit(X, y).predict(X)  # doctest: +SKIP
     """
 
-    _estimator_cls = "TSRegressor"
     _tags = dict(_COLLECTION_TAGS)

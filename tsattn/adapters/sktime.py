@@ -9,16 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from tsattn.adapters._collection import (
-    TEST_PARAMS,
-    CollectionAdapterMixin,
-    store_arguments,
-    wrapped_params,
-)
-from tsattn.estimators import TSForecaster
-
-# The adapters' defaults are the wrapped estimators' own, so the two never train different models.
-_F = TSForecaster().get_params()
+from tsattn.adapters._collection import TEST_PARAMS, CollectionAdapterMixin, mirror_parameters
+from tsattn.estimators import TSClassifier, TSForecaster, TSRegressor
 
 try:
     from sktime.classification.base import BaseClassifier
@@ -32,6 +24,7 @@ except ImportError as err:  # pragma: no cover - depends on the environment
 __all__ = ["TSAttnForecaster", "TSAttnClassifier", "TSAttnRegressor"]
 
 
+@mirror_parameters(TSForecaster, skip=("horizon",))
 class TSAttnForecaster(BaseForecaster):
     """sktime forecaster wrapping :class:`tsattn.TSForecaster`.
 
@@ -44,14 +37,10 @@ class TSAttnForecaster(BaseForecaster):
 
     Parameters
     ----------
-    context_length, attention, head, n_harm, anchor, period, instance_norm, instance_norm_eps,
-    channel_independent, patch_len, loss, d_model, n_heads, n_layers, dim_feedforward, dropout,
-    max_epochs, max_steps, batch_size, lr,
-    validation_fraction, patience, max_train_windows, device, random_state, verbose
-        As :class:`tsattn.TSForecaster`.
-    forecaster_params : dict, optional
-        Any other :class:`tsattn.TSForecaster` parameter (e.g. attention hyperparameters
-        ``{"beta": 0.5}``).
+    **params
+        Every parameter of :class:`tsattn.TSForecaster` but ``horizon`` (attention
+        hyperparameters such as ``beta`` included), with its defaults: the signature is the
+        estimator's own.
 
     Examples
     --------
@@ -77,43 +66,9 @@ class TSAttnForecaster(BaseForecaster):
         "fit_is_empty": False,
     }
 
-    def __init__(
-        self,
-        context_length: int = _F['context_length'],
-        attention: str = _F['attention'],
-        head: str = _F['head'],
-        n_harm: int = _F['n_harm'],
-        anchor: str | None = _F['anchor'],
-        period: int | str | None = _F['period'],
-        instance_norm: bool = _F['instance_norm'],
-        instance_norm_eps: float = _F['instance_norm_eps'],
-        channel_independent: bool = _F['channel_independent'],
-        patch_len: int | str = _F['patch_len'],
-        loss: str = _F['loss'],
-        d_model: int = _F['d_model'],
-        n_heads: int = _F['n_heads'],
-        n_layers: int = _F['n_layers'],
-        dim_feedforward: int = _F['dim_feedforward'],
-        dropout: float = _F['dropout'],
-        max_epochs: int | None = _F['max_epochs'],
-        max_steps: int | str | None = _F['max_steps'],
-        batch_size: int = _F['batch_size'],
-        lr: float = _F['lr'],
-        validation_fraction: float = _F['validation_fraction'],
-        patience: int | None = _F['patience'],
-        max_train_windows: int | None = _F['max_train_windows'],
-        device: str = _F['device'],
-        random_state: int | None = _F['random_state'],
-        verbose: int = _F['verbose'],
-        forecaster_params: dict | None = None,
-    ) -> None:
-        store_arguments(self, locals())
-        super().__init__()
-
     def _fit(self, y: pd.DataFrame, X=None, fh=None):
         steps = self._steps(fh)
-        params = wrapped_params(self, "forecaster_params")
-        self.forecaster_ = TSForecaster(horizon=int(steps.max()), **params)
+        self.forecaster_ = TSForecaster(horizon=int(steps.max()), **self.get_params(deep=False))
         self.forecaster_.fit(y)  # the frame: period='auto' reads the season off its index
         # Own copy of the data seen: sktime 1.3 stops keeping it in ``_y`` by default.
         self.y_seen_ = y
@@ -183,9 +138,10 @@ class _CollectionMixin(CollectionAdapterMixin):
         return [dict(p) for p in TEST_PARAMS]
 
 
+@mirror_parameters(TSClassifier)
 class TSAttnClassifier(_CollectionMixin, BaseClassifier):
     """sktime classifier wrapping :class:`tsattn.TSClassifier` (parameters as there;
-    ``estimator_params`` passes any other, e.g. ``{"beta": 0.5}``).
+    every parameter of it, with its defaults, attention hyperparameters such as ``beta`` included).
 
     Examples
     --------
@@ -195,13 +151,13 @@ class TSAttnClassifier(_CollectionMixin, BaseClassifier):
     >>> clf = TSAttnClassifier(attention="bn_sh", max_epochs=2).fit(X, y)  # doctest: +SKIP
     """
 
-    _estimator_cls = "TSClassifier"
     _tags = {**_COLLECTION_TAGS, "capability:predict_proba": True}
 
 
+@mirror_parameters(TSRegressor)
 class TSAttnRegressor(_CollectionMixin, BaseRegressor):
-    """sktime regressor wrapping :class:`tsattn.TSRegressor` (parameters as
-    :class:`TSAttnClassifier`).
+    """sktime regressor wrapping :class:`tsattn.TSRegressor` (every parameter of it, with its
+    defaults).
 
     Examples
     --------
@@ -209,5 +165,4 @@ class TSAttnRegressor(_CollectionMixin, BaseRegressor):
     >>> reg = TSAttnRegressor(attention="softmax", max_epochs=2)  # doctest: +SKIP
     """
 
-    _estimator_cls = "TSRegressor"
     _tags = dict(_COLLECTION_TAGS)
