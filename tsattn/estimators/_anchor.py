@@ -215,4 +215,4 @@ def crossfit_errors(series: np.ndarray, starts: np.ndarray, context_length: int,
                       windows[:, context_length:]))  # fmt: skip
     if not parts:
         return None
-    return tuple(np.concatenate(p) for p in zip(*parts))
+    return tuple(np.concatenate(p) for p in zip(*parts, strict=True))

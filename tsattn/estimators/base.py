@@ -10,10 +10,7 @@ the regressor, the single-series part is the forecaster (:mod:`tsattn.estimators
 
 from __future__ import annotations
 
-import io
 import os
-import warnings
-from dataclasses import dataclass
 from numbers import Real
 from pathlib import Path
 from typing import Any, ClassVar
@@ -32,6 +29,7 @@ from tsattn.estimators import persistence
 from tsattn.estimators.params import attention_param, check_params, declare, param
 from tsattn.training import (
     PRECISIONS,
+    Budget,
     Callback,
     EarlyStopping,
     LRScheduler,
@@ -49,7 +47,7 @@ from tsattn.training import (
     train,
 )
 
-__all__ = ["BaseTSEstimator", "ATTENTION", "Budget", "RATE"]
+__all__ = ["BaseTSEstimator", "ATTENTION", "RATE"]
 
 #: A probability-like rate in [0, 1).
 RATE = Interval(Real, 0, 1, closed="left")
@@ -59,16 +57,6 @@ ATTENTION = dict(
     doc="Attention variant, one of :func:`tsattn.list_attention` (e.g. ``'softmax'``, ``'bn'``, "
     "``'sh'``, ``'bn_sh'``, ``'s3'``); its hyperparameters are the flat parameters below.",
 )
-
-
-@dataclass(frozen=True)
-class Budget:
-    """A fit's training bounds: at most ``rounds`` validation rounds and ``steps`` optimiser steps
-    (None: the rounds alone); a round is an epoch, or ``round_steps`` optimiser steps."""
-
-    rounds: int
-    steps: int | None
-    round_steps: int | None = None
 
 
 @declare
@@ -244,8 +232,7 @@ class BaseTSEstimator(BaseEstimator):
         return True
 
     def _mixing(self):
-        """The training-batch mixing of this estimator, e.g. :class:`~tsattn.training.MixUp`
-        (None: none)."""
+        """This estimator's training-batch mixing, e.g. :class:`~tsattn.training.MixUp` (or None)."""
         return None
 
     def _pretrain(self, train_data: TensorData, rng: np.random.Generator) -> None:
@@ -256,12 +243,6 @@ class BaseTSEstimator(BaseEstimator):
         batches, both drawn from ``random_state``."""
         seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
         return seed, np.random.default_rng(seed)
-
-    @staticmethod
-    def _standardisation(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Per-channel mean and scale of ``values (rows, C)``; a constant channel keeps scale 1."""
-        std = values.std(axis=0)
-        return values.mean(axis=0), np.where(std > 1e-12, std, 1.0)
 
     def _trunk_params(self, spec: AttentionSpec) -> dict[str, Any]:
         """The trunk's part of ``network_params_``, in plain Python types."""
@@ -407,35 +388,10 @@ class BaseTSEstimator(BaseEstimator):
         return persistence.load(path, cls)
 
     def __getstate__(self) -> dict:
-        state = self.__dict__.copy()
-        module = state.pop("module_", None)
-        if module is not None:
-            buffer = io.BytesIO()
-            torch.save({k: v.detach().cpu() for k, v in module.state_dict().items()}, buffer)
-            state["_module_state"] = buffer.getvalue()
-        state.pop("device_", None)
-        state["_tsattn_saved"] = persistence.metadata(self)
-        return state
+        return persistence.get_state(self)
 
     def __setstate__(self, state: dict) -> None:
-        persistence.check_state(state.pop("_tsattn_saved", None), type(self).__name__)
-        blob = state.pop("_module_state", None)
-        self.__dict__.update(state)
-        if blob is None:
-            return
-        try:
-            self.device_ = resolve_device(self.device)
-        except ValueError:
-            warnings.warn(
-                f"this model was saved with device={self.device!r}, which is not available here; "
-                "loading it on the CPU.",
-                UserWarning,
-                stacklevel=2,
-            )
-            self.device_ = torch.device("cpu")
-        module = self._build_network()
-        module.load_state_dict(torch.load(io.BytesIO(blob), map_location="cpu", weights_only=True))
-        self.module_ = module.to(self.device_).eval()
+        persistence.set_state(self, state)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -22,11 +22,17 @@ from tsattn._validation import POSITIVE_INT
 from tsattn.attention import AttentionSpec
 from tsattn.estimators.base import ATTENTION, BaseTSEstimator
 from tsattn.estimators.params import declare, default, param
-from tsattn.io import SeriesBatch, check_channels, to_series_batch
+from tsattn.io import SeriesBatch, check_channels, standardisation, to_series_batch
 from tsattn.nn.network import HEADS, TSTransformer
 from tsattn.nn.tokenizers import TOKENIZERS, token_steps, tokenizer_sizes
 from tsattn.training import (
-    MaskedReconstruction, MixUp, SliceAndScale, TensorData, predict, pretrain, resolve_device,
+    MaskedReconstruction,
+    MixUp,
+    SliceAndScale,
+    TensorData,
+    predict,
+    pretrain,
+    resolve_device,
 )
 
 __all__ = ["CollectionEstimator"]
@@ -172,7 +178,7 @@ class CollectionEstimator(BaseTSEstimator):
 
         real = np.arange(self.series_length_)[None, :] < batch.lengths[:, None]
         # float64 statistics and standardisation: values near float32's limits lose nothing
-        self.channel_mean_, self.channel_scale_ = self._standardisation(batch.values[real])
+        self.channel_mean_, self.channel_scale_ = standardisation(batch.values[real])
 
         seed, rng = self._random()
         train_idx, valid_idx = self._split(n, targets, rng)

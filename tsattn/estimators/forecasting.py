@@ -20,11 +20,12 @@ from tsattn._validation import POSITIVE_INT
 from tsattn.attention import AttentionSpec
 from tsattn.estimators import _anchor, _intervals
 from tsattn.estimators._windows import WindowScores, window_tensors
-from tsattn.estimators.base import ATTENTION, BaseTSEstimator, Budget
+from tsattn.estimators.base import ATTENTION, BaseTSEstimator
 from tsattn.estimators.params import declare, default, param
 from tsattn.io import series as series_io
+from tsattn.io import standardisation
 from tsattn.nn.forecasting import FORECAST_HEADS, FORECAST_TOKENS, ForecastingTransformer
-from tsattn.training import WindowData, autocast, resolve_device
+from tsattn.training import Budget, WindowData, autocast, resolve_device
 
 __all__ = ["TSForecaster"]
 
@@ -229,7 +230,7 @@ class TSForecaster(WindowScores, BaseTSEstimator):
         self.n_channels_ = self.n_features_in_ = values.shape[1]
         self.period_ = self._period(self.input_kind_, len(train_vals))
         seed, rng = self._random()
-        self.channel_mean_, self.channel_scale_ = self._standardisation(train_vals)
+        self.channel_mean_, self.channel_scale_ = standardisation(train_vals)
         self.last_context_ = values[-self.context_length :].copy()
         self.patch_len_ = (min(16, max(1, self.context_length // 6)) if self.patch_len == "auto"
                            else int(self.patch_len))  # fmt: skip

@@ -155,3 +155,46 @@ def load(path: str | os.PathLike, expected: type) -> Any:
         raise TypeError(f"{str(path)!r} holds a {type(estimator).__name__}, not a "
                         f"{expected.__name__}; load it with {type(estimator).__name__}.load.")  # fmt: skip
     return estimator
+
+
+def get_state(estimator: Any) -> dict:
+    """The pickled state of a fitted estimator: its attributes, the network's weights as a CPU
+    ``state_dict`` in torch's format (no pickled module) and the versions (:func:`metadata`)."""
+    import torch
+
+    state = estimator.__dict__.copy()
+    module = state.pop("module_", None)
+    if module is not None:
+        buffer = io.BytesIO()
+        torch.save({k: v.detach().cpu() for k, v in module.state_dict().items()}, buffer)
+        state["_module_state"] = buffer.getvalue()
+    state.pop("device_", None)
+    state["_tsattn_saved"] = metadata(estimator)
+    return state
+
+
+def set_state(estimator: Any, state: dict) -> None:
+    """Restore :func:`get_state`'s ``state`` into ``estimator``: the versions checked, the network
+    rebuilt and loaded on its device, or on the CPU (with a warning) where that device is absent."""
+    import torch
+
+    from tsattn.training import resolve_device
+
+    check_state(state.pop("_tsattn_saved", None), type(estimator).__name__)
+    blob = state.pop("_module_state", None)
+    estimator.__dict__.update(state)
+    if blob is None:
+        return
+    try:
+        estimator.device_ = resolve_device(estimator.device)
+    except ValueError:
+        warnings.warn(
+            f"this model was saved with device={estimator.device!r}, which is not available here; "
+            "loading it on the CPU.",
+            UserWarning,
+            stacklevel=3,
+        )
+        estimator.device_ = torch.device("cpu")
+    module = estimator._build_network()
+    module.load_state_dict(torch.load(io.BytesIO(blob), map_location="cpu", weights_only=True))
+    estimator.module_ = module.to(estimator.device_).eval()

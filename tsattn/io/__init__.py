@@ -12,7 +12,7 @@ Tuning, the benchmarks and the result scripts read their data through the same f
 
 from __future__ import annotations
 
-from tsattn.io.checks import check_channels
+from tsattn.io.checks import check_channels, standardisation
 from tsattn.io.collections import SeriesBatch, to_series_batch
 from tsattn.io.series import (
     as_series,
@@ -34,5 +34,6 @@ __all__ = [
     "read_contexts",
     "read_fit_series",
     "seasonal_period",
+    "standardisation",
     "to_series_batch",
 ]

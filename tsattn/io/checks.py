@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 __all__ = ["check_channels"]
 
 
@@ -29,3 +31,9 @@ def check_channels(n_channels: int, n_fitted: int, what: str, owner: str) -> Non
             f"{what} has {n_channels} channel(s) but {owner} was fitted on {n_fitted}; pass "
             "the same channels as in fit."
         )
+
+
+def standardisation(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per-channel mean and scale of ``values (rows, C)``; a constant channel keeps scale 1."""
+    std = values.std(axis=0)
+    return values.mean(axis=0), np.where(std > 1e-12, std, 1.0)

@@ -19,7 +19,7 @@ from tsattn.training.callbacks import (
 from tsattn.training.data import TensorData
 from tsattn.training.device import PRECISIONS, autocast, resolve_device, seeded, torch_threads
 from tsattn.training.fixed import cache_fixed_features, fit_levels
-from tsattn.training.loop import TrainResult, predict, train
+from tsattn.training.loop import Budget, TrainResult, predict, train
 from tsattn.training.optim import adamw
 from tsattn.training.pretrain import MaskedReconstruction, pretrain
 from tsattn.training.threads import ThreadBudget
@@ -38,6 +38,7 @@ __all__ = [
     "SliceAndScale",
     "TensorData",
     "ThreadBudget",
+    "Budget",
     "TrainResult",
     "TrainingDivergedError",
     "WindowData",

@@ -12,7 +12,6 @@ training step recomputes only those of the series its augmentation changed.
 from __future__ import annotations
 
 import dataclasses
-
 from collections.abc import Iterator
 
 import torch

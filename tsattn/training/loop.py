@@ -42,6 +42,16 @@ def _has_batchnorm(module: nn.Module) -> bool:
     return any(isinstance(m, nn.modules.batchnorm._BatchNorm) for m in module.modules())
 
 
+@dataclass(frozen=True)
+class Budget:
+    """A fit's training bounds: at most ``rounds`` validation rounds and ``steps`` optimiser steps
+    (None: the rounds alone); a round is an epoch, or ``round_steps`` optimiser steps."""
+
+    rounds: int
+    steps: int | None
+    round_steps: int | None = None
+
+
 class _Batches:
     """The training batches of each round: one shuffled pass over the ``n`` samples
     (``round_steps=None``), or ``round_steps`` batches cut from one stream of shuffled passes, so a
