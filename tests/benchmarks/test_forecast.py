@@ -215,7 +215,7 @@ def test_fit_time_of_a_forecaster_on_a_wide_random_walk(tmp_path):
     record = json.loads((out / "n1_c60_l1000.json").read_text())
     samples = (900 - 96 - 96 + 1) * 60  # 10% validation tail, context and horizon 96
     assert record["task"] == "forecasting" and record["n_steps"] == 3
-    assert record["train_samples"] == samples and record["auto_steps"] == 3000
+    assert record["train_samples"] == samples and record["planned_steps"] == 3
     assert record["patch_len"] == 16 and 0 < record["peak_rss_mb"] < 8192
 
 

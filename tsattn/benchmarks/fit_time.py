@@ -62,13 +62,13 @@ def _device_name(device) -> str:
 
 
 def _forecast_extra(est, series: np.ndarray) -> dict[str, Any]:
-    """The forecaster's training samples, the steps of ``max_steps='auto'`` on them, and the
+    """The forecaster's training samples, the steps its fit plans on them, and the
     process's peak resident memory in MB (Linux reports kilobytes)."""
     from tsattn.io import hold_out_tail
 
     train, _ = hold_out_tail(series, est.validation_fraction, est.context_length, est.horizon)
     windows = len(train) - est.context_length - est.horizon + 1
     samples = windows * (series.shape[1] if est.channel_independent else 1)
-    return {"train_samples": int(samples), "auto_steps": int(est._auto_steps(samples)),
+    return {"train_samples": int(samples), "planned_steps": est.planned_steps(len(train), series.shape[1]),
             "patch_len": int(est.patch_len_),
             "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}

@@ -229,9 +229,7 @@ def _auto_steps(config: ForecastBenchmark, data: _Data, horizon: int) -> int:
     est = TSForecaster(horizon, data.context, **config.params)
     n_rows = len(data.train) - (0 if config.split == "test" else
                                 int(np.ceil(est.validation_fraction * len(data.train))))  # fmt: skip
-    est.n_channels_ = data.train.shape[1]
-    n = (n_rows - data.context - horizon + 1) * (est.n_channels_ if est._independent() else 1)
-    return est._budget(n).steps
+    return est.planned_steps(n_rows, data.train.shape[1])
 
 
 def _key(*values) -> tuple[str, ...]:
@@ -473,7 +471,7 @@ def check_config(config: ForecastBenchmark, n_rows: dict[str, int] | None = None
                                device=config.device)  # fmt: skip
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # fit warns again where it matters
-                est._validate()
+                est.validate()
     peers = list(dict.fromkeys(config.peers))
     if peers and (reason := missing_peers()):
         warnings.warn(reason, UserWarning, stacklevel=2)

@@ -20,7 +20,19 @@ def window_tensors(contexts: np.ndarray, device: torch.device) -> TensorData:
 
 
 class WindowScores:
-    """``mse``, ``mae`` and ``score`` of a forecaster over context windows and their targets."""
+    """``mse``, ``mae`` and ``score`` of a forecaster over context windows and their targets, and
+    the step budget a fit would take."""
+
+    def planned_steps(self, n_rows: int, n_channels: int) -> int | None:
+        """The optimiser steps a fit on a training series of ``n_rows`` rows (the part left after
+        any validation tail) and ``n_channels`` channels takes at most, ``max_steps='auto'``
+        resolved; None when only ``max_epochs`` bounds it. Needs no data and fits nothing."""
+        from sklearn.base import clone
+
+        est = clone(self)
+        est.n_channels_ = int(n_channels)
+        windows = int(n_rows) - est.context_length - est.horizon + 1
+        return est._budget(windows * (n_channels if est._independent() else 1)).steps
 
     def mse(self, y_context_windows: Any, y_true_windows: Any) -> float:
         """Mean squared error of the forecasts of ``y_context_windows (n, L, C)`` against

@@ -4,8 +4,7 @@
 constraints, then the attention spec, resolved once), ``_build`` (the task's part: targets,
 scaling, the validation split, ``network_params_``), and :meth:`BaseTSEstimator._train` (the network built
 from ``network_params_`` and trained through :func:`tsattn.training.train` with the standard
-callbacks). The collection part (:mod:`tsattn.estimators.collection`) serves the classifier and
-the regressor, the single-series part is the forecaster (:mod:`tsattn.estimators.forecasting`).
+callbacks); :mod:`~tsattn.estimators.collection` and :mod:`~tsattn.estimators.forecasting` add ``_build``.
 """
 
 from __future__ import annotations
@@ -193,6 +192,10 @@ class BaseTSEstimator(BaseEstimator):
             spec.build(self.d_model, self.n_heads, self.attention_dropout)
         return spec
 
+    def validate(self) -> None:
+        """Check the parameters as ``fit`` does, without data: a ValueError names a bad one."""
+        self._validate()
+
     def _auto_steps(self, n_train: int) -> int:
         """The step budget of ``max_steps='auto'`` for ``n_train`` training series or windows."""
         raise ValueError(f"{type(self).__name__} has no rule for max_steps='auto'; give a number.")
@@ -201,8 +204,7 @@ class BaseTSEstimator(BaseEstimator):
         """The batch size of ``batch_size='auto'`` for ``n_train`` training series or windows."""
         raise ValueError(f"{type(self).__name__} has no rule for batch_size='auto'; give a number.")
 
-    def _batch(self, n_train: int) -> int:
-        """``batch_size_``: ``batch_size``, or the estimator's rule for ``'auto'``."""
+    def _batch(self, n_train: int) -> int:  # ``batch_size_``: the number, or the rule of 'auto'
         return self._auto_batch(n_train) if self.batch_size == "auto" else int(self.batch_size)
 
     def _budget(self, n_train: int) -> Budget:
@@ -227,8 +229,7 @@ class BaseTSEstimator(BaseEstimator):
         return None
 
     def _refresh_fixed(self) -> bool:
-        """Whether the network's fixed features of augmented series are computed from them
-        (:func:`~tsattn.training.train`'s ``refresh_fixed``)."""
+        """:func:`~tsattn.training.train`'s ``refresh_fixed`` for this estimator."""
         return True
 
     def _mixing(self):
@@ -239,8 +240,7 @@ class BaseTSEstimator(BaseEstimator):
         """Self-supervised training of ``module_`` before the supervised fit (none here)."""
 
     def _random(self) -> tuple[int, np.random.Generator]:
-        """The seed of torch's generators for this fit and the numpy generator of splits and
-        batches, both drawn from ``random_state``."""
+        """Torch's seed for this fit and the numpy generator of splits and batches."""
         seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
         return seed, np.random.default_rng(seed)
 
