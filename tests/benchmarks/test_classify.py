@@ -104,13 +104,14 @@ def test_two_processes_starting_on_one_folder_write_one_header(tmp_path):
     import threading
 
     from tsattn._filelock import acquire_lock, release_lock
-    from tsattn.benchmarks.classify import RESULT_COLUMNS, _append, _done
+    from tsattn.benchmarks import append_row
+    from tsattn.benchmarks.classify import RESULT_COLUMNS, _done
 
     path = tmp_path / "results.csv"
     row = {"dataset": "GunPoint", "archive": "ucr", "model": "minirocket", "seed": 0, "fold": 0,
            "metric": "accuracy", "score": 0.9, "status": "ok"}  # fmt: skip
     fd = acquire_lock(path)  # as a second process would hold it, mid-write
-    writer = threading.Thread(target=_append, args=(path, row))
+    writer = threading.Thread(target=append_row, args=(path, row, RESULT_COLUMNS))
     writer.start()
     writer.join(timeout=0.5)
     assert writer.is_alive() and not path.exists()  # waited for the lock
@@ -125,7 +126,7 @@ def test_two_processes_starting_on_one_folder_write_one_header(tmp_path):
     # a file left with a header repeated mid-way (runs before the lock) resumes, repaired
     with open(path, "a", encoding="utf-8") as fh:
         fh.write(lines[0] + "\n")
-    _append(path, {**row, "seed": 2})
+    append_row(path, {**row, "seed": 2}, RESULT_COLUMNS)
     rows, done = _done(path, retry_failed=False)
     assert sorted(rows.seed) == [0, 1, 2] and rows.score.dtype == float
     assert done == {("GunPoint", "minirocket", s, 0) for s in (0, 1, 2)}

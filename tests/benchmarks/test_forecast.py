@@ -219,25 +219,6 @@ def test_fit_time_of_a_forecaster_on_a_wide_random_walk(tmp_path):
     assert record["patch_len"] == 16 and 0 < record["peak_rss_mb"] < 8192
 
 
-def test_rows_are_appended_under_the_results_files_lock(tmp_path):
-    """Runs on one folder at once (two processes, two horizons): a row waits for the lock's holder."""
-    import threading
-
-    from tsattn._filelock import acquire_lock, release_lock
-    from tsattn.benchmarks.forecast import RESULT_COLUMNS, _append
-
-    csv = tmp_path / "results.csv"
-    pd.DataFrame(columns=RESULT_COLUMNS).to_csv(csv, index=False)
-    fd = acquire_lock(csv)
-    writer = threading.Thread(target=_append, args=(csv, {"dataset": "ETTh1", "horizon": 96}))
-    writer.start()
-    writer.join(timeout=0.5)
-    assert writer.is_alive() and len(csv.read_text().splitlines()) == 1
-    release_lock(fd)
-    writer.join(timeout=30)
-    assert list(pd.read_csv(csv).dataset) == ["ETTh1"]
-
-
 def test_runs_on_one_folder_each_end_their_own_config_entry(tmp_path, monkeypatch):
     """Two processes on one folder: the first to start ends after the second started; each
     entry keeps its own end, none is lost."""

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
-__all__ = ["BenchmarkInterrupted", "portable_paths", "raise_if_interrupted"]
+__all__ = ["BenchmarkInterrupted", "append_row", "portable_paths", "raise_if_interrupted"]
 
 
 class BenchmarkInterrupted(KeyboardInterrupt):
@@ -41,3 +42,20 @@ def portable_paths(values: list[str]) -> list[str]:
             arg = rel if not rel.startswith("..") else f"<elsewhere>/{os.path.basename(arg)}"
         out.append(arg)
     return out
+
+
+def append_row(path: Path, row: dict[str, Any], columns: list[str]) -> None:
+    """Append ``row`` (its ``columns``, missing ones empty) to the CSV ``path``, the header with the
+    first row, flushed to disk. Under the file's lock: runs on one folder may write at once."""
+    import numpy as np
+    import pandas as pd
+
+    from tsattn._filelock import file_lock
+
+    frame = pd.DataFrame([{c: row.get(c, np.nan) for c in columns}])
+    with file_lock(path):
+        header = not path.is_file() or path.stat().st_size == 0
+        with open(path, "a", encoding="utf-8") as fh:
+            frame.to_csv(fh, header=header, index=False)
+            fh.flush()
+            os.fsync(fh.fileno())

@@ -30,7 +30,6 @@ import contextlib
 import difflib
 import functools
 import json
-import os
 import signal
 import time
 import warnings
@@ -45,7 +44,7 @@ import pandas as pd
 from tsattn._filelock import file_lock
 from tsattn._parallel import parallel_backend as _backend
 from tsattn._parallel import worker_threads
-from tsattn.benchmarks import BenchmarkInterrupted
+from tsattn.benchmarks import BenchmarkInterrupted, append_row
 from tsattn.training import Callback
 
 __all__ = [
@@ -388,7 +387,7 @@ def _done(path: Path, retry_failed: bool) -> tuple[pd.DataFrame, set[tuple[str, 
             rows = pd.read_csv(path, keep_default_na=False, na_values=[""])
         except pd.errors.EmptyDataError:
             return pd.DataFrame(columns=RESULT_COLUMNS), set()
-        repeated_header = rows.dataset == "dataset"  # left by runs before the lock in _append
+        repeated_header = rows.dataset == "dataset"  # left by runs before the lock in append_row
         if repeated_header.any():
             rows[~repeated_header].to_csv(path, index=False)
             rows = pd.read_csv(path, keep_default_na=False, na_values=[""])
@@ -396,18 +395,6 @@ def _done(path: Path, retry_failed: bool) -> tuple[pd.DataFrame, set[tuple[str, 
             rows = rows[rows.status == "ok"]
             rows.to_csv(path, index=False)
     return rows, {(r.dataset, r.model, int(r.seed), int(r.fold)) for r in rows.itertuples()}
-
-
-def _append(path: Path, row: dict[str, Any]) -> None:
-    """Append one row; the header goes with the first row. Under the file's lock: two processes
-    starting on one folder both saw an empty file and both wrote a header."""
-    frame = pd.DataFrame([{c: row.get(c, np.nan) for c in RESULT_COLUMNS}])
-    with file_lock(path):
-        header = not path.is_file() or path.stat().st_size == 0
-        with open(path, "a", encoding="utf-8") as fh:
-            frame.to_csv(fh, header=header, index=False)
-            fh.flush()
-            os.fsync(fh.fileno())
 
 
 def run_classify_benchmark(config: ClassifyBenchmark, out: str | Path, progress: bool = True,
@@ -468,7 +455,7 @@ def run_classify_benchmark(config: ClassifyBenchmark, out: str | Path, progress:
             jobs = (delayed(run_one)(a, n, m, s, config, threads, f) for a, n, m, s, f in todo)
             runner = Parallel(n_jobs=n_workers, return_as="generator_unordered")
             for row in runner(jobs) if todo else ():
-                _append(path, row)
+                append_row(path, row, RESULT_COLUMNS)
                 if bar is not None:
                     bar.update(1)
                     bar.set_postfix_str(f"{row['dataset']} {row['model']} {row.get('score', row['status'])}")

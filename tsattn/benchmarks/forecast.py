@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 
 from tsattn._filelock import file_lock
-from tsattn.benchmarks import BenchmarkInterrupted, portable_paths, raise_if_interrupted
+from tsattn.benchmarks import BenchmarkInterrupted, append_row, portable_paths, raise_if_interrupted
 from tsattn.benchmarks.forecast_baselines import BASELINES, ar_forecast, fit_ar, seasonal_naive
 from tsattn.benchmarks.forecast_peers import PEERS, memory_problem, missing_peers, peer_forecasts
 from tsattn.benchmarks.forecast_scores import score_windows
@@ -339,7 +339,7 @@ def run_forecast_benchmark(
             if row is None:
                 log(f"{data.name} {config.split} h={horizon} {scores}")
             else:
-                _append(csv, row)
+                append_row(csv, row, RESULT_COLUMNS)
                 msg = (f"mse={row['mse']:.4f} mae={row['mae']:.4f}" if "mse" in row
                        else f"FAILED {row['error']}")  # fmt: skip
                 log(f"{data.name} {config.split} h={horizon} {row['model']} seed={row['seed']}: {msg}")
@@ -379,12 +379,6 @@ def _threads() -> int:
     import torch
 
     return torch.get_num_threads()
-
-
-def _append(csv: Path, row: dict) -> None:
-    frame = pd.DataFrame([{c: row.get(c, np.nan) for c in RESULT_COLUMNS}])
-    with file_lock(csv):
-        frame.to_csv(csv, mode="a", header=False, index=False)
 
 
 def _portable(record: dict) -> dict:
