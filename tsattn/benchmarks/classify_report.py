@@ -31,13 +31,13 @@ PUBLISHED_COLUMNS = {
 
 def published(dataset: str, archive: str, model: str) -> tuple[float, str] | None:
     """``(number, source)`` published for ``model`` on ``dataset``, or None (first table wins)."""
-    from tsattn.datasets import catalogue
+    from tsattn.datasets.catalogue import published_tables
 
     column = PUBLISHED_COLUMNS.get(model)
     if column is None:
         return None
-    for table in catalogue()["published"]:
-        if table.get("archive") != archive or column not in table["columns"]:
+    for table in published_tables(archive):
+        if column not in table["columns"]:
             continue
         row = table["rows"].get(dataset)
         if row is None:

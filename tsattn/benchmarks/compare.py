@@ -39,13 +39,13 @@ PAPER_COLUMNS = {
 
 def paper_accuracy(dataset: str, attention: str) -> str | None:
     """The published test accuracy (%) of ``attention`` on UEA ``dataset``, as printed, or None."""
-    from tsattn.datasets import catalogue
+    from tsattn.datasets.catalogue import published_tables
 
     column = PAPER_COLUMNS.get(attention)
     if column is None:
         return None
-    for table in catalogue()["published"]:
-        if table.get("archive") != "uea" or column not in table["columns"]:
+    for table in published_tables("uea"):
+        if column not in table["columns"]:
             continue
         row = table["rows"].get(dataset)
         if row is not None:

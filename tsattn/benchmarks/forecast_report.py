@@ -26,12 +26,10 @@ def _order(models) -> list[str]:
 def published(dataset: str) -> list[tuple[str, str, pd.DataFrame]]:
     """The catalogue's published forecasting tables for ``dataset``: ``(source, metric, table)``
     with a row per horizon (``h=96``...) or ``avg`` and a column per model."""
-    from tsattn.datasets.catalogue import catalogue
+    from tsattn.datasets.catalogue import published_tables
 
     tables = []
-    for pub in catalogue()["published"]:
-        if pub.get("archive") != "forecasting":
-            continue
+    for pub in published_tables("forecasting"):
         rows = {}
         for key, values in pub["rows"].items():
             name, _, what = key.partition(" ")

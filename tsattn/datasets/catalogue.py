@@ -23,6 +23,7 @@ __all__ = [
     "close_names",
     "file_sha256",
     "list_datasets",
+    "published_tables",
     "render_readme",
     "resolve_name",
 ]
@@ -36,6 +37,13 @@ def catalogue() -> dict[str, Any]:
     """Return the parsed ``catalogue.json`` (cached; treat it as read-only)."""
     text = resources.files("tsattn.datasets").joinpath("catalogue.json").read_text("utf-8")
     return json.loads(text)
+
+
+def published_tables(archive: str) -> list[dict[str, Any]]:
+    """The catalogue's tables of published numbers for ``archive`` (``"uea"``, ``"ucr"``,
+    ``"tser"``, ``"forecasting"``): each a dict with ``source``, ``metric``, ``columns`` (models)
+    and ``rows`` (dataset, or ``"dataset h=96"`` for forecasting, -> one value per column)."""
+    return [t for t in catalogue()["published"] if t.get("archive") == archive]
 
 
 def archive_names(archive: str) -> list[str]:
