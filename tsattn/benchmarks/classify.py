@@ -294,12 +294,9 @@ def _warm_up(model: str, task: str, seed: int, config: ClassifyBenchmark) -> Non
 def _cv_split(X: Any, y: np.ndarray, k: int, fold: int, classification: bool):
     """Fold ``fold`` of a ``k``-fold split of TRAIN (stratified for classification; shuffled with a
     fixed seed so every model and seed sees the same folds): ``(X_fit, y_fit, X_held, y_held)``."""
-    from sklearn.model_selection import KFold, StratifiedKFold
+    from tsattn.io import kfold
 
-    splitter = StratifiedKFold if classification else KFold
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # classes smaller than k: sklearn warns and still splits
-        fit, held = list(splitter(k, shuffle=True, random_state=0).split(np.zeros(len(y)), y))[fold]
+    fit, held = kfold(y, k, classification)[fold]
 
     def take(idx):
         return X[idx] if isinstance(X, np.ndarray) else [X[i] for i in idx]

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from tsattn.io.checks import check_channels, standardisation
 from tsattn.io.collections import SeriesBatch, to_series_batch
+from tsattn.io.folds import kfold
 from tsattn.io.series import (
     as_series,
     format_output,
@@ -31,6 +32,7 @@ __all__ = [
     "format_output",
     "format_quantiles",
     "hold_out_tail",
+    "kfold",
     "read_contexts",
     "read_fit_series",
     "seasonal_period",

@@ -36,7 +36,7 @@ def make_folds(estimator: Any, X: Any, y: Any, cv: Any) -> list[tuple[Any, Any]]
     held_end)`` step positions for a forecaster's series. Refuses folds that cannot be fitted."""
     if _is_forecaster(estimator):
         return _expanding_folds(estimator, X, cv)
-    from sklearn.model_selection import KFold, StratifiedKFold
+    from tsattn.io import kfold
 
     if y is None:
         raise ValueError(f"{type(estimator).__name__} needs y for cross-validation.")
@@ -44,10 +44,7 @@ def make_folds(estimator: Any, X: Any, y: Any, cv: Any) -> list[tuple[Any, Any]]
     if isinstance(cv, int) and not isinstance(cv, bool):
         if cv < 2:
             raise ValueError(f"cv must be at least 2 folds (or None for one validation split), got {cv}.")
-        splitter = (StratifiedKFold if is_classifier(estimator) else KFold)(cv, shuffle=True, random_state=0)
-    elif hasattr(cv, "split") and hasattr(cv, "get_n_splits"):
-        splitter = cv
-    else:
+    elif not (hasattr(cv, "split") and hasattr(cv, "get_n_splits")):
         raise ValueError(f"cv must be None, a number of folds >= 2 or a scikit-learn splitter; got {cv!r}.")
     if is_classifier(estimator) and isinstance(cv, int):
         _, counts = np.unique(y, return_counts=True)
@@ -56,9 +53,11 @@ def make_folds(estimator: Any, X: Any, y: Any, cv: Any) -> list[tuple[Any, Any]]
                 f"cv={cv}: the smallest class has {counts.min()} series, fewer than the folds, so some "
                 "folds would fit without it; use fewer folds."
             )
+    if isinstance(cv, int):
+        return kfold(y, cv, is_classifier(estimator))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return list(splitter.split(np.zeros((len(y), 1)), y))
+        return list(cv.split(np.zeros((len(y), 1)), y))
 
 
 def _expanding_folds(estimator: Any, X: Any, cv: Any) -> list[tuple[int, int]]:
