@@ -13,6 +13,8 @@ from sklearn.base import RegressorMixin
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from tsattn._input import to_series_batch
+from tsattn.estimators._rocket_anchor import RocketAnchor
 from tsattn.estimators.collection import CollectionEstimator
 from tsattn.estimators.params import declare, param
 
@@ -33,7 +35,9 @@ class TSRegressor(RegressorMixin, CollectionEstimator):
     target_mean_, target_scale_ : the target scaling (centre and scale per target).
     interval_errors_ : ndarray ``(n_valid, n_targets)`` or None
         The sorted absolute errors on the validation series, in the targets' units (None without a
-        validation split). Others as :class:`TSClassifier`.
+        validation split).
+    anchor_ : the ridge on MiniRocket's features that the network corrects (``anchor='rocket'``),
+        or None. Others as :class:`TSClassifier`.
     """
 
     loss: str = param(
@@ -49,19 +53,28 @@ class TSRegressor(RegressorMixin, CollectionEstimator):
         "distribution), ``'none'`` not at all."
     )
 
+    anchor: str = param(
+        "none", [StrOptions({"none", "rocket"})], "``'rocket'``: a ridge regression on MiniRocket's "
+        "10,000 features (aeon's transform; the penalty chosen by leave-one-out error, as aeon's "
+        "``MiniRocketRegressor``) is fitted first, and the network learns what its leave-one-out "
+        "predictions miss; a prediction is the sum of the two (``anchor_``). ``'none'``: the "
+        "network alone."
+    )
+
+    def fit(self, X, y) -> TSRegressor:
+        """Train on series ``X`` and targets ``y`` ``(n,)`` or ``(n, n_targets)``; returns ``self``."""
+        spec = self._validate()
+        self.anchor_ = None
+        if self.anchor == "rocket":
+            batch = to_series_batch(X, dtype=np.float64, check_float32=True)
+            targets = _check_targets(y, batch.values.shape[0])
+            self.anchor_ = RocketAnchor(self._random()[0])
+            residual = targets.reshape(len(targets), -1) - self.anchor_.fit(batch, targets)
+            y = residual[:, 0] if targets.ndim == 1 else residual
+        return self._train(*self._build(X, y, spec))
+
     def _encode_targets(self, y, n_series):
-        try:
-            y = np.asarray(y, dtype=np.float64)
-        except (TypeError, ValueError) as err:
-            raise ValueError(f"y must be numeric for regression: {err}") from err
-        if y.ndim not in (1, 2):
-            raise ValueError(f"y must be (n,) or (n, n_targets), got shape {y.shape}.")
-        if y.ndim == 2 and y.shape[1] == 0:
-            raise ValueError(f"y has shape {y.shape}: no target per series; pass at least one column.")
-        if len(y) != n_series:
-            raise ValueError(f"X has {n_series} series but y has {len(y)} targets; they must match.")
-        if not np.isfinite(y).all():
-            raise ValueError("y contains NaN or infinite values; remove or impute those targets.")
+        y = _check_targets(y, n_series)
         self._y_1d = y.ndim == 1
         y2 = y.reshape(len(y), -1)
         with np.errstate(over="ignore", invalid="ignore"):
@@ -105,6 +118,8 @@ class TSRegressor(RegressorMixin, CollectionEstimator):
         """Predicted targets ``(n,)`` (or ``(n, n_targets)`` when fitted on 2-D ``y``)."""
         check_is_fitted(self, "module_")
         out = self._unscale(self._forward(X))
+        if getattr(self, "anchor_", None) is not None:
+            out = out + self.anchor_.predict(to_series_batch(X, dtype=np.float64))
         if not np.isfinite(out).all():
             warnings.warn(
                 "some predictions overflow float64 (the training targets reach "
@@ -160,3 +175,21 @@ class TSRegressor(RegressorMixin, CollectionEstimator):
         tags = super().__sklearn_tags__()
         tags.target_tags.multi_output = True
         return tags
+
+
+def _check_targets(y, n_series: int) -> np.ndarray:
+    """``y`` as a finite float64 ``(n,)`` or ``(n, n_targets)`` array of ``n_series`` rows, else a
+    ``ValueError`` that says what is wrong."""
+    try:
+        y = np.asarray(y, dtype=np.float64)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"y must be numeric for regression: {err}") from err
+    if y.ndim not in (1, 2):
+        raise ValueError(f"y must be (n,) or (n, n_targets), got shape {y.shape}.")
+    if y.ndim == 2 and y.shape[1] == 0:
+        raise ValueError(f"y has shape {y.shape}: no target per series; pass at least one column.")
+    if len(y) != n_series:
+        raise ValueError(f"X has {n_series} series but y has {len(y)} targets; they must match.")
+    if not np.isfinite(y).all():
+        raise ValueError("y contains NaN or infinite values; remove or impute those targets.")
+    return y
