@@ -76,6 +76,24 @@ def test_cv_never_reads_test(monkeypatch, shared_datasets, tmp_path):
     assert len(again) == 4
 
 
+def test_cv_folds_score_some_folds_of_the_same_split(monkeypatch, shared_datasets, tmp_path):
+    monkeypatch.setenv("TSATTN_DATA_DIR", str(shared_datasets))
+    config = RegressBenchmark(datasets=["Covid3Month"], attentions=(), peers=["mean"], cv=3,
+                              cv_folds=[1])  # fmt: skip
+    assert config.folds() == [1]
+    rows = run_regress_benchmark(config, tmp_path / "one", progress=False, log=lambda *a: None)
+    full = run_regress_benchmark(RegressBenchmark(datasets=["Covid3Month"], attentions=(),
+                                                  peers=["mean"], cv=3),
+                                 tmp_path / "all", progress=False, log=lambda *a: None)  # fmt: skip
+    assert list(rows.fold) == [1]
+    assert rows.rmse.iloc[0] == pytest.approx(full.set_index("fold").rmse[1])
+    for bad in ([3], [-1], []):
+        with pytest.raises(ValueError, match="cv_folds must name folds"):
+            run_regress_benchmark(RegressBenchmark(peers=["mean"], cv=3, cv_folds=bad), tmp_path)
+    with pytest.raises(ValueError, match="cv_folds must name folds"):
+        run_regress_benchmark(RegressBenchmark(peers=["mean"], cv_folds=[0]), tmp_path)
+
+
 def _rows(table):
     """Result rows from ``{(task, model, seed): rmse}``."""
     return pd.DataFrame([dict(dataset=t, model=m, seed=s, fold=-1, rmse=r, mae=r / 2, status="ok",

@@ -4,7 +4,7 @@ regressors and a mean predictor, RMSE and MAE per task, the RMSE ratio to MiniRo
 Every (task, model, seed) is one fit on the TRAIN split and one score on TEST, or, with ``cv=k``,
 ``k`` fits on folds of TRAIN (``KFold(k, shuffle=True, random_state=0)``, the same folds for every
 model and seed) each scored on its held-out fold, which reads no TEST: how ``TSRegressor``'s
-defaults are chosen (``docs/results/regress_cv/``). Tasks are loaded with
+defaults are chosen (``docs/results/regress/cv/``). Tasks are loaded with
 :func:`tsattn.datasets.load_tser`: the TSER sets and the tasks derived from the forecasting sets;
 ``regression`` names the suite of the catalogue (``catalogue()["regression_suite"]``).
 
@@ -72,14 +72,18 @@ class RegressBenchmark:
     params: dict[str, Any] = field(default_factory=dict)
     label: str | None = None
     cv: int | None = None
+    cv_folds: Sequence[int] | None = None
     coverage: float = 0.9
     time_limit: float | None = None
     n_jobs: int = 1
     device: str = "cpu"
 
     def folds(self) -> list[int]:
-        """``[-1]`` (TRAIN -> TEST) or the fold indices ``0 .. cv-1``."""
-        return list(range(self.cv)) if self.cv else [-1]
+        """``[-1]`` (TRAIN -> TEST) or the fold indices ``0 .. cv-1`` (those of ``cv_folds`` only,
+        where given: a shorter run on some of the same folds)."""
+        if not self.cv:
+            return [-1]
+        return sorted(set(self.cv_folds)) if self.cv_folds is not None else list(range(self.cv))
 
 
 def regression_suite() -> list[str]:
@@ -270,6 +274,11 @@ def run_regress_benchmark(config: RegressBenchmark, out: str | Path, progress: b
 
     if config.cv is not None and config.cv < 2:
         raise ValueError(f"cv must be at least 2 folds; got {config.cv}.")
+    if config.cv_folds is not None:
+        bad = [f for f in config.cv_folds if not (config.cv and 0 <= f < config.cv)]
+        if bad or not config.cv_folds:
+            raise ValueError(f"cv_folds must name folds 0 .. cv-1 of cv={config.cv}; got "
+                             f"{list(config.cv_folds)}. Give --cv K with --folds.")  # fmt: skip
     if not 0 < config.coverage < 1:
         raise ValueError(f"coverage must be strictly between 0 and 1; got {config.coverage}.")
     tasks = resolve_tasks(config.datasets)

@@ -302,6 +302,9 @@ def _register_regress(sub: argparse._SubParsersAction) -> None:
                    "are compared with the one labelled 'default'")
     p.add_argument("--cv", type=positive_int, default=None, metavar="K",
                    help="score on K folds of TRAIN instead of TEST")
+    p.add_argument("--folds", type=nonnegative_int, nargs="+", default=None, metavar="I",
+                   help="with --cv K: score only these folds (0 .. K-1) of the same K-fold split, "
+                   "for a shorter run (default: all K)")
     p.add_argument("--coverage", type=float, default=0.9,
                    help="level of the prediction intervals scored (default 0.9)")
     p.add_argument("--time-limit", type=float, default=None, metavar="SECONDS")
@@ -322,7 +325,7 @@ def _regress(args: argparse.Namespace) -> int:
     check_estimator_params(TSRegressor, params)
     config = RegressBenchmark(
         datasets=args.datasets, attentions=args.attentions, peers=args.peers, seeds=args.seeds,
-        params=params, label=args.label, cv=args.cv, coverage=args.coverage,
+        params=params, label=args.label, cv=args.cv, cv_folds=args.folds, coverage=args.coverage,
         time_limit=args.time_limit, n_jobs=args.n_jobs, device=args.device,
     )  # fmt: skip
     out = output_dir(args.out)
