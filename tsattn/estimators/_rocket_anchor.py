@@ -50,9 +50,17 @@ class RocketAnchor:
         from aeon.transformations.collection.convolution_based import MiniRocket
         from sklearn.linear_model import RidgeCV
 
+        if len(y) < 2:
+            raise ValueError(
+                f"anchor='rocket' predicts each training series from the others, so it needs at "
+                f"least 2 training series; got {len(y)} sample. Pass more series or anchor='none'."
+            )
         self.length_ = max(MIN_LENGTH, int(batch.values.shape[1]))
         self.transform_ = MiniRocket(random_state=self.seed, n_jobs=1)
-        features = self.transform_.fit_transform(_arrays(batch, self.length_))
+        # float64: the transform gives float32, in which the leave-one-out shortcut's differences
+        # of near-equal numbers lose digits at small penalties
+        features = np.asarray(self.transform_.fit_transform(_arrays(batch, self.length_)),
+                              dtype=np.float64)  # fmt: skip
         scale = features.std(axis=0)
         self.scale_ = np.where(scale > 1e-12, scale, 1.0)
         features = features / self.scale_
@@ -66,5 +74,6 @@ class RocketAnchor:
 
     def predict(self, batch: Any) -> np.ndarray:
         """``(n, n_targets)`` predictions of the ridge for the series ``batch``."""
-        features = self.transform_.transform(_arrays(batch, max(self.length_, batch.values.shape[1])))
+        length = max(self.length_, batch.values.shape[1])
+        features = np.asarray(self.transform_.transform(_arrays(batch, length)), dtype=np.float64)
         return np.asarray(self.ridge_.predict(features / self.scale_)).reshape(len(features), -1)

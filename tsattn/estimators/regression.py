@@ -65,7 +65,7 @@ class TSRegressor(RegressorMixin, CollectionEstimator):
         """Train on series ``X`` and targets ``y`` ``(n,)`` or ``(n, n_targets)``; returns ``self``."""
         spec = self._validate()
         self.anchor_ = None
-        if self.anchor == "rocket":
+        if self.anchor == "rocket" and y is not None:  # without y, _build raises sklearn's error
             batch = to_series_batch(X, dtype=np.float64, check_float32=True)
             targets = _check_targets(y, batch.values.shape[0])
             self.anchor_ = RocketAnchor(self._random()[0])
