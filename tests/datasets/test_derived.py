@@ -9,10 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from tests.helpers.datasets import isolate
 from tsattn.datasets import catalogue, forecasting_borders, load_tser
 from tsattn.datasets.derived import derived_entry, derived_names, load_derived
-
-from tests.helpers.datasets import isolate
 
 
 def test_every_derived_task_names_real_channels_and_a_target_outside_its_inputs():
