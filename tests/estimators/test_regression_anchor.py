@@ -82,6 +82,9 @@ def test_prediction_is_the_ridges_plus_the_networks():
     # the network learnt residuals: its targets' centre is near 0, not the targets' mean
     assert abs(est.target_mean_[0]) < 0.5 * abs(y.mean()) + 0.5 * y.std()
     assert TSRegressor(anchor="none", random_state=0, **TINY).fit(X, y).anchor_ is None
+    # the defaults chosen by cross-validation (docs/results/regress/cv/)
+    assert (TSRegressor().anchor, TSRegressor().validation_fraction, TSRegressor().loss) == (
+        "rocket", 0.2, "huber")
 
 
 def test_clone_pickle_and_reproducibility_from_random_state():

@@ -16,7 +16,7 @@ from sklearn.utils.validation import check_is_fitted
 from tsattn._input import to_series_batch
 from tsattn.estimators._rocket_anchor import RocketAnchor
 from tsattn.estimators.collection import CollectionEstimator
-from tsattn.estimators.params import declare, param
+from tsattn.estimators.params import declare, default, param
 
 __all__ = ["TSRegressor"]
 
@@ -25,10 +25,13 @@ __all__ = ["TSRegressor"]
 class TSRegressor(RegressorMixin, CollectionEstimator):
     """Time-series regressor (one or several targets per series); inputs as :class:`TSClassifier`.
 
-    Targets are scaled (``target_scaling``) for training and mapped back at predict; the statistics
-    are computed so that any finite float64 targets work, however large. With a validation split
-    (``validation_fraction > 0``) the absolute errors on the held-out series calibrate
-    :meth:`predict_interval` (split conformal).
+    By default (``anchor='rocket'``) a ridge regression on MiniRocket's features is fitted first
+    and the network learns what it misses. Targets are scaled (``target_scaling``) for training and
+    mapped back at predict; the statistics are computed so that any finite float64 targets work,
+    however large. With a validation split (``validation_fraction > 0``, 0.2 by default: the
+    defaults were chosen by cross-validation, ``docs/results/regress/cv/``) the best epoch on the
+    held-out series is kept and their absolute errors calibrate :meth:`predict_interval` (split
+    conformal).
 
     Attributes
     ----------
@@ -40,11 +43,20 @@ class TSRegressor(RegressorMixin, CollectionEstimator):
         or None. Others as :class:`TSClassifier`.
     """
 
+    # chosen by 3-fold CV on TRAIN of the 8 regression tasks (docs/results/regress/cv/,
+    # rocket_v02): with the rocket anchor, the best epoch on a 20% split scored a geometric mean
+    # RMSE ratio to MiniRocket of 0.971 against 0.975 without a split; the split also calibrates
+    # predict_interval
+    validation_fraction: float = default(0.2)
+
     loss: str = param(
-        "mse", [StrOptions({"mse", "huber"})], "Training loss on the scaled targets: ``'mse'`` "
+        "huber", [StrOptions({"mse", "huber"})], "Training loss on the scaled targets: ``'mse'`` "
         "(squared error) or ``'huber'`` (squared within one scaled unit of the target, absolute "
         "beyond: ``torch.nn.functional.huber_loss`` with ``delta=1``), which lets a few far targets "
-        "pull less."
+        "pull less. ``'huber'`` is the default by 3-fold cross-validation on TRAIN of the 8 "
+        "regression tasks (``docs/results/regress/cv/``, ``rocket_v02_huber``): with the rocket "
+        "anchor and a 20% validation split, geometric mean RMSE ratio to ``MiniRocketRegressor`` "
+        "0.955 against 0.971 with ``'mse'``."
     )
     target_scaling: str = param(
         "standard", [StrOptions({"standard", "robust", "none"})], "How targets are scaled for "
@@ -54,11 +66,15 @@ class TSRegressor(RegressorMixin, CollectionEstimator):
     )
 
     anchor: str = param(
-        "none", [StrOptions({"none", "rocket"})], "``'rocket'``: a ridge regression on MiniRocket's "
-        "10,000 features (aeon's transform; the penalty chosen by leave-one-out error, as aeon's "
-        "``MiniRocketRegressor``) is fitted first, and the network learns what its leave-one-out "
-        "predictions miss; a prediction is the sum of the two (``anchor_``). ``'none'``: the "
-        "network alone."
+        "rocket", [StrOptions({"none", "rocket"})], "``'rocket'``: a ridge regression on "
+        "MiniRocket's 10,000 features (aeon's transform; the penalty chosen by leave-one-out error, "
+        "as aeon's ``MiniRocketRegressor``) is fitted first, and the network learns what its "
+        "leave-one-out predictions miss; a prediction is the sum of the two (``anchor_``). "
+        "``'none'``: the network alone. ``'rocket'`` is the default by 3-fold cross-validation on "
+        "TRAIN of the 8 regression tasks (``docs/results/regress/cv/``): geometric mean RMSE ratio "
+        "to ``MiniRocketRegressor`` 0.975 against 0.984 with ``'none'``, every task within 1.11 of "
+        "MiniRocket where ``'none'`` reached 2.12 on Tecator (a smooth spectrum); ``'none'`` was "
+        "the better of the two on 6 of the 8 tasks, by 1-27%."
     )
 
     def fit(self, X, y) -> TSRegressor:
