@@ -28,7 +28,9 @@ def _expected_failed_checks(estimator):
 
 
 @parametrize_with_checks(
-    [TSClassifier(**SMALL), TSRegressor(**SMALL)],
+    # the regressor's defaults (rocket anchor, validation split) and its network alone
+    [TSClassifier(**SMALL), TSRegressor(**SMALL),
+     TSRegressor(anchor="none", validation_fraction=0.0, **SMALL)],
     expected_failed_checks=_expected_failed_checks,
 )
 def test_sklearn_compatible_estimator(estimator, check):

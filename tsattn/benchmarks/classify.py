@@ -123,7 +123,19 @@ def _archive_of() -> dict[str, tuple[str, str]]:
     """Lower-cased dataset name -> (archive, canonical name) for every catalogued dataset."""
     from tsattn.datasets.catalogue import archive_names
 
-    return {n.lower(): (a, n) for a in SUITES for n in archive_names(a)}
+    known = {n.lower(): (a, n) for a in SUITES for n in archive_names(a)}
+    return known | {n.lower(): ("tser", n) for n in _more_tser()}
+
+
+def _more_tser() -> list[str]:
+    """Regression tasks outside the TSER archive's names that ``load_tser`` loads: the
+    regression suite's (Tecator, bundled with sktime) and the tasks derived from the forecasting
+    sets; ``tser`` includes them."""
+    from tsattn.datasets.catalogue import archive_names, catalogue
+
+    listed = set(archive_names("tser"))
+    names = [*catalogue()["regression_suite"]["names"], *catalogue()["derived"]["tasks"]]
+    return [n for n in dict.fromkeys(names) if n not in listed]
 
 
 def resolve_datasets(names: Iterable[str], cached_only: bool = False) -> list[tuple[str, str]]:
@@ -140,6 +152,7 @@ def resolve_datasets(names: Iterable[str], cached_only: bool = False) -> list[tu
         key = str(raw).strip().lower()
         if key in SUITES:
             out += [(key, n) for n in archive_names(key)]
+            out += [(key, n) for n in _more_tser()] if key == "tser" else []
         elif key in known:
             out.append(known[key])
         else:
@@ -161,11 +174,16 @@ def resolve_datasets(names: Iterable[str], cached_only: bool = False) -> list[tu
 
 
 def _is_local(archive: str, name: str) -> bool:
-    from tsattn.datasets.archives import _aeon_bundled
+    from tsattn.datasets.archives import bundled_file
     from tsattn.datasets.cache import data_dir
+    from tsattn.datasets.catalogue import catalogue
+    from tsattn.datasets.derived import derived_entry
 
+    derived = derived_entry(name) if archive == "tser" else None
+    if derived is not None:  # made from a forecasting set's file
+        return (data_dir() / catalogue()["forecasting"][derived[1]["source"]]["file"]).is_file()
     return all(
-        (data_dir() / archive / f"{name}_{split}.ts").is_file() or _aeon_bundled(name, split)
+        (data_dir() / archive / f"{name}_{split}.ts").is_file() or bundled_file(name, split)
         for split in ("TRAIN", "TEST")
     )
 
@@ -376,14 +394,15 @@ def _log_loss(est: Any, X: Any, y: np.ndarray) -> float:
 
 
 # ---------------------------------------------------------------------- the run
-def _done(path: Path, retry_failed: bool) -> tuple[pd.DataFrame, set[tuple[str, str, int]]]:
+def _done(path: Path, retry_failed: bool, columns: Sequence[str] = RESULT_COLUMNS
+          ) -> tuple[pd.DataFrame, set[tuple[str, str, int]]]:  # fmt: skip
     if not path.is_file() or path.stat().st_size == 0:
-        return pd.DataFrame(columns=RESULT_COLUMNS), set()
+        return pd.DataFrame(columns=columns), set()
     with file_lock(path):
         try:
             rows = pd.read_csv(path, keep_default_na=False, na_values=[""])
         except pd.errors.EmptyDataError:
-            return pd.DataFrame(columns=RESULT_COLUMNS), set()
+            return pd.DataFrame(columns=columns), set()
         repeated_header = rows.dataset == "dataset"  # left by runs before the lock in append_row
         if repeated_header.any():
             rows[~repeated_header].to_csv(path, index=False)

@@ -3,7 +3,9 @@
 Each benchmark is a sub-command registered by its own function below: ``epoch`` (seconds per
 training epoch), ``forecast`` (long-horizon forecasting, :mod:`tsattn.benchmarks.forecast`),
 ``classify`` (classification/regression across archives against peers, or cross-validation on TRAIN
-for choosing defaults, :mod:`tsattn.benchmarks.classify`), and the
+for choosing defaults, :mod:`tsattn.benchmarks.classify`), ``regress`` (``TSRegressor`` against the
+Rocket regressors and a mean predictor on the regression tasks, :mod:`tsattn.benchmarks.regress`),
+and the
 two kernel measurements behind code rules, ``sdpa-padding`` (:mod:`tsattn.benchmarks.sdpa_padding`)
 and ``dropout-mask`` (:mod:`tsattn.benchmarks.dropout_mask`).
 """
@@ -32,6 +34,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _register_epoch(sub)
     _register_forecast(sub)
     _register_classify(sub)
+    _register_regress(sub)
     _register_fit_time(sub)
     _register_kernels(sub)
 
@@ -270,6 +273,71 @@ def _classify(args: argparse.Namespace) -> int:
         print(f"tsattn bench classify: {err}")
         return 2
     print(f"wrote {args.out / 'results.csv'} and {args.out / 'results.md'}")
+def _register_regress(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "regress",
+        help="extrinsic regression: TSRegressor vs the Rocket regressors and a mean predictor",
+        description=(
+            "Fit TSRegressor (each --attentions, its defaults and --param) and aeon's MiniRocket, "
+            "MultiRocket and Rocket regressors and the TRAIN mean on the TRAIN split of every task "
+            "and seed, score once on TEST (RMSE, MAE, the RMSE ratio to MiniRocket; coverage of "
+            "the split-conformal interval where TSRegressor has a validation split), or with --cv K "
+            "on K folds of TRAIN (for choosing defaults). Rows are appended to OUT/results.csv as "
+            "fits finish (rerun the same command to resume); OUT/results.md is the report."
+        ),
+    )
+    p.add_argument("--datasets", nargs="+", default=["regression"], metavar="NAME",
+                   help="'regression' (the catalogue's regression suite), derived task names "
+                   "(e.g. ETTh1NextDayOT) and TSER set names (default: regression)")
+    p.add_argument("--attentions", nargs="*", default=["softmax"], metavar="NAME",
+                   help="TSRegressor attention variants (default: softmax, its default); none: "
+                   "--attentions")
+    p.add_argument("--peers", nargs="*", default=["minirocket", "multirocket", "rocket", "mean"],
+                   metavar="NAME", help="minirocket, multirocket, rocket, mean (default: all)")
+    p.add_argument("--seeds", type=nonnegative_int, nargs="+", default=[0])
+    p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                   help="TSRegressor parameter, VALUE as JSON (repeatable)")
+    p.add_argument("--label", default=None,
+                   help="name of this TSRegressor setting (tsattn:<attention>[LABEL]); settings "
+                   "are compared with the one labelled 'default'")
+    p.add_argument("--cv", type=positive_int, default=None, metavar="K",
+                   help="score on K folds of TRAIN instead of TEST")
+    p.add_argument("--folds", type=nonnegative_int, nargs="+", default=None, metavar="I",
+                   help="with --cv K: score only these folds (0 .. K-1) of the same K-fold split, "
+                   "for a shorter run (default: all K)")
+    p.add_argument("--coverage", type=float, default=0.9,
+                   help="level of the prediction intervals scored (default 0.9)")
+    p.add_argument("--time-limit", type=float, default=None, metavar="SECONDS")
+    p.add_argument("--n-jobs", type=positive_int, default=1, help="parallel fits (default: 1)")
+    p.add_argument("--device", default="cpu")
+    p.add_argument("--out", type=Path, default=Path("results/regress"))
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=_regress)
+
+
+def _regress(args: argparse.Namespace) -> int:
+    import shlex
+
+    from tsattn.benchmarks.regress import RegressBenchmark, run_regress_benchmark
+    from tsattn.estimators import TSRegressor
+
+    params = parse_params(args.param)
+    check_estimator_params(TSRegressor, params)
+    config = RegressBenchmark(
+        datasets=args.datasets, attentions=args.attentions, peers=args.peers, seeds=args.seeds,
+        params=params, label=args.label, cv=args.cv, cv_folds=args.folds, coverage=args.coverage,
+        time_limit=args.time_limit, n_jobs=args.n_jobs, device=args.device,
+    )  # fmt: skip
+    out = output_dir(args.out)
+    command = "tsattn " + " ".join(shlex.quote(a) for a in getattr(args, "argv", []))
+    try:
+        run_regress_benchmark(config, out, progress=not args.quiet, command=command)
+    except ValueError as err:
+        raise CommandError(str(err)) from None
+    print(f"wrote {out / 'results.csv'} and {out / 'results.md'}")
+    return 0
+
+
 def _register_kernels(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "sdpa-padding",

@@ -8,7 +8,11 @@ download into the cache.
 The TSER archive keeps growing (e.g. Tecator is not among the 63 names aeon 1.6 lists), so
 :func:`load_tser` also takes a name outside the catalogue: it is looked up in the cache and then at
 the archive's zip source (``timeseriesclassification.com/aeon-toolkit/<Name>.zip``, where aeon's
-own loaders look for names without a Zenodo record), without a checksum.
+own loaders look for names without a Zenodo record), without a checksum. Sets bundled with sktime
+(Tecator) are found there, after aeon's bundle, when the cache has no copy.
+
+``load_tser`` also loads the regression tasks derived from the forecasting sets
+(:mod:`tsattn.datasets.derived`, e.g. ``"ETTh1NextDayOT"``).
 """
 
 from __future__ import annotations
@@ -42,6 +46,23 @@ def _aeon_bundled(name: str, split: str) -> Path | None:
 
     path = Path(aeon.datasets.__file__).parent / "data" / name / f"{name}_{split}.ts"
     return path if path.is_file() else None
+
+
+def _sktime_bundled(name: str, split: str) -> Path | None:
+    """sktime's bundled copy (Tecator, not in aeon's), found without importing sktime."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("sktime")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    root = Path(next(iter(spec.submodule_search_locations)))
+    path = root / "datasets" / "data" / name / f"{name}_{split}.ts"
+    return path if path.is_file() else None
+
+
+def bundled_file(name: str, split: str) -> Path | None:
+    """The copy of ``<name>_<split>.ts`` bundled with aeon, else with sktime, else None."""
+    return _aeon_bundled(name, split) or _sktime_bundled(name, split)
 
 
 #: Archives whose loaders also take names outside the catalogue (fetched from the zip source).
@@ -109,7 +130,7 @@ def archive_file(archive: str, name: str, split: str, fmt: str = "ts") -> Path:
     if cached.is_file() and (sha is None or sha256_file(cached) == sha):
         return cached
     if fmt == "ts":
-        bundled = _aeon_bundled(name, split)
+        bundled = bundled_file(name, split)
         if bundled is not None:
             return bundled
     sources = _sources(archive, name, filename) if fmt == "ts" else []
@@ -202,6 +223,12 @@ def load_ucr(name: str, split: Split = "train", format: str = "ts") -> tuple[Ser
 def load_tser(name: str, split: Split = "train") -> tuple[Series, np.ndarray]:
     """Load a time series extrinsic regression dataset (TSER archive); see :func:`load_uea`.
 
-    Returns float64 targets ``y`` of shape (n_cases,).
+    Returns float64 targets ``y`` of shape (n_cases,). Also loads the tasks derived from the
+    forecasting sets (:mod:`tsattn.datasets.derived`; ``catalogue()["derived"]``), e.g.
+    ``load_tser("ETTh1NextDayOT")``: ``X (n, channels, window)``.
     """
+    from tsattn.datasets.derived import derived_entry, load_derived
+
+    if isinstance(name, str) and derived_entry(name) is not None:
+        return load_derived(name, split)
     return _load("tser", name, split)

@@ -113,6 +113,21 @@ def _shape(entry: dict[str, Any]) -> str:
     return " x ".join(str(s) for s in entry["shape"])
 
 
+def _derived_lines(cat: dict[str, Any]) -> list[str]:
+    """The README's sections on the derived regression tasks and the regression suite."""
+    d = cat["derived"]
+    lines = ["", f"## {d['title']}", "", d["about"], ""]
+    rows = [[f"`{name}`", f"`{t['source']}`", ", ".join(f"`{c}`" for c in t["inputs"]),
+             f"`{t['target']}`", t["window"], t["horizon"], t["stride"], t["description"]]
+            for name, t in d["tasks"].items()]  # fmt: skip
+    lines += _table(["name", "source", "inputs", "target", "window", "horizon", "stride",
+                     "what"], rows)  # fmt: skip
+    suite = cat["regression_suite"]
+    lines += ["", "## Regression suite", "", suite["about"], "",
+              ", ".join(f"`{n}`" for n in suite["names"])]
+    return lines
+
+
 def render_readme() -> str:
     """Return the text of ``datasets/README.md``, generated from ``catalogue.json``."""
     cat = catalogue()
@@ -178,6 +193,7 @@ def render_readme() -> str:
         lines += _table(["file", "shape", "bytes", "sha256"], rows)
         lines += ["", "All names (Zenodo record id):", ""]
         lines += [", ".join(f"{n} ({a['zenodo'].get(n, '-')})" for n in a["names"])]
+    lines += _derived_lines(cat)
     lines += ["", "## Published numbers", ""]
     for pub in cat["published"]:
         lines += [f"### {pub['source']}: {pub['archive']}, {pub['metric']}", ""]

@@ -1,0 +1,322 @@
+"""Extrinsic-regression benchmark (``tsattn bench regress``): ``TSRegressor`` beside aeon's Rocket
+regressors and a mean predictor, RMSE and MAE per task, the RMSE ratio to MiniRocket.
+
+Every (task, model, seed) is one fit on the TRAIN split and one score on TEST, or, with ``cv=k``,
+``k`` fits on folds of TRAIN (``KFold(k, shuffle=True, random_state=0)``, the same folds for every
+model and seed) each scored on its held-out fold, which reads no TEST: how ``TSRegressor``'s
+defaults are chosen (``docs/results/regress/cv/``). Tasks are loaded with
+:func:`tsattn.datasets.load_tser`: the TSER sets and the tasks derived from the forecasting sets;
+``regression`` names the suite of the catalogue (``catalogue()["regression_suite"]``).
+
+Models: ``tsattn:<attention>`` (``TSRegressor`` with its defaults and ``params``; ``[label]``
+names a setting), and the peers ``minirocket``, ``multirocket``, ``rocket`` (aeon) and ``mean``
+(the TRAIN mean). Peers get the series zero-padded to one length of at least 9 steps (MiniRocket's
+minimum), as in ``bench classify``. A ``TSRegressor`` fitted with a validation split also gives its
+split-conformal interval at ``coverage``: the share of held-out targets inside it and its mean
+width are in the row. Rows are appended to ``results.csv`` as fits finish (a rerun resumes, as
+``bench classify``); :mod:`tsattn.benchmarks.regress_report` writes ``results.md``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import json
+import time
+import warnings
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from tsattn.benchmarks import BenchmarkInterrupted, append_row
+from tsattn.benchmarks.classify import TimeLimit, _alarm, _cv_split, _done, _padded
+
+__all__ = [
+    "PEERS",
+    "RESULT_COLUMNS",
+    "RegressBenchmark",
+    "regression_suite",
+    "resolve_tasks",
+    "run_one",
+    "run_regress_benchmark",
+]
+
+#: Peer name -> aeon regressor class (``None``: the TRAIN mean, sklearn's ``DummyRegressor``).
+PEERS: dict[str, str | None] = {
+    "minirocket": "MiniRocketRegressor",
+    "multirocket": "MultiRocketRegressor",
+    "rocket": "RocketRegressor",
+    "mean": None,
+}
+SUITE = "regression"
+
+RESULT_COLUMNS = [
+    "dataset", "model", "seed", "fold", "rmse", "mae", "coverage", "width", "status", "error",
+    "fit_s", "predict_s", "n_params", "n_steps", "time_limited", "n_train", "n_test",
+    "n_channels", "length", "threads",
+]  # fmt: skip
+
+
+@dataclass
+class RegressBenchmark:
+    """Settings of one run (written to ``config.json`` beside the results)."""
+
+    datasets: Sequence[str] = (SUITE,)
+    attentions: Sequence[str] = ("softmax",)
+    peers: Sequence[str] = ("minirocket", "multirocket", "rocket", "mean")
+    seeds: Sequence[int] = (0,)
+    params: dict[str, Any] = field(default_factory=dict)
+    label: str | None = None
+    cv: int | None = None
+    cv_folds: Sequence[int] | None = None
+    coverage: float = 0.9
+    time_limit: float | None = None
+    n_jobs: int = 1
+    device: str = "cpu"
+
+    def folds(self) -> list[int]:
+        """``[-1]`` (TRAIN -> TEST) or the fold indices ``0 .. cv-1`` (those of ``cv_folds`` only,
+        where given: a shorter run on some of the same folds)."""
+        if not self.cv:
+            return [-1]
+        return sorted(set(self.cv_folds)) if self.cv_folds is not None else list(range(self.cv))
+
+
+def regression_suite() -> list[str]:
+    """The catalogue's regression tasks (TSER sets at hand and the derived tasks)."""
+    from tsattn.datasets.catalogue import catalogue
+
+    return list(catalogue()["regression_suite"]["names"])
+
+
+def resolve_tasks(names: Iterable[str]) -> list[str]:
+    """Task names for ``regression`` (the suite) and single names: derived tasks and TSER sets in
+    the catalogue's spelling, and names outside the catalogue whose files are local (cache or a
+    bundle). Other names raise ``ValueError`` with close matches."""
+    from tsattn.benchmarks.classify import _is_local
+    from tsattn.datasets.catalogue import resolve_name
+    from tsattn.datasets.derived import derived_entry, derived_names
+
+    out: list[str] = []
+    for raw in names:
+        key = str(raw).strip()
+        if key.lower() == SUITE:
+            out += regression_suite()
+            continue
+        found = derived_entry(key)
+        if found is not None:
+            out.append(found[0])
+            continue
+        suite = {n.lower(): n for n in regression_suite()}
+        if key.lower() in suite:
+            out.append(suite[key.lower()])
+            continue
+        try:
+            out.append(resolve_name(key, "tser"))
+            continue
+        except ValueError:
+            pass
+        if _is_local("tser", key):
+            out.append(key)
+            continue
+        close = difflib.get_close_matches(key, [*derived_names(), *regression_suite()], n=3)
+        hint = f" Did you mean {', '.join(map(repr, close))}?" if close else ""
+        raise ValueError(
+            f"unknown regression task {raw!r}.{hint} Give '{SUITE}' (the suite), a derived task, "
+            "a TSER set of the catalogue or one whose files are in the cache."
+        )
+    return list(dict.fromkeys(out))
+
+
+def resolve_models(attentions: Iterable[str], peers: Iterable[str], label: str | None) -> list[str]:
+    from tsattn import list_attention
+
+    models = []
+    for a in attentions:
+        if a not in list_attention():
+            raise ValueError(f"unknown attention {a!r}; valid: {', '.join(list_attention())}.")
+        models.append(f"tsattn:{a}" + (f"[{label}]" if label else ""))
+    for p in peers:
+        if p not in PEERS:
+            close = difflib.get_close_matches(p, PEERS, n=3)
+            hint = f" Did you mean {', '.join(map(repr, close))}?" if close else ""
+            raise ValueError(f"unknown peer {p!r}.{hint} Valid: {', '.join(PEERS)}.")
+        models.append(p)
+    return models
+
+
+@functools.lru_cache(maxsize=4)
+def _load(name: str):
+    from tsattn.datasets import load_tser
+
+    X, y = load_tser(name, split="train")
+    Xt, yt = load_tser(name, split="test")
+    return X, np.asarray(y, dtype=np.float64), Xt, np.asarray(yt, dtype=np.float64)
+
+
+def _build(model: str, seed: int, config: RegressBenchmark, limit: TimeLimit | None):
+    if model.startswith("tsattn:"):
+        from tsattn import TSRegressor
+
+        params = {"device": config.device, **config.params}
+        if limit is not None:
+            params["callbacks"] = [*(params.get("callbacks") or ()), limit]
+        return TSRegressor(attention=model.split(":", 1)[1].split("[")[0], random_state=seed,
+                           **params)  # fmt: skip
+    if PEERS[model] is None:
+        from sklearn.dummy import DummyRegressor
+
+        return DummyRegressor(strategy="mean")
+    import importlib
+
+    cls = getattr(importlib.import_module("aeon.regression.convolution_based"), PEERS[model])
+    return cls(random_state=seed, n_jobs=1)
+
+
+_WARM: set[str] = set()
+
+
+def _warm_up(model: str, seed: int, config: RegressBenchmark) -> None:
+    """Fit an aeon peer once on a tiny problem so that numba's compilation is not timed."""
+    if model.startswith("tsattn:") or PEERS.get(model) is None or model in _WARM:
+        return
+    rng = np.random.default_rng(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _build(model, seed, config, None).fit(rng.normal(size=(8, 1, 16)), rng.normal(size=8))
+    _WARM.add(model)
+
+
+def run_one(name: str, model: str, seed: int, config: RegressBenchmark, threads: int = 1,
+            fold: int = -1) -> dict[str, Any]:  # fmt: skip
+    """Fit ``model`` on TRAIN of task ``name`` and score it on TEST (``fold=-1``), or on fold
+    ``fold`` of ``config.cv``-fold cross-validation inside TRAIN; returns one result row. A failed
+    fit is a row with ``status`` ``"error"`` or ``"timeout"``; ``KeyboardInterrupt`` propagates."""
+    import torch
+
+    from tsattn.io import to_series_batch
+
+    torch.set_num_threads(max(1, threads))
+    row: dict[str, Any] = dict(dataset=name, model=model, seed=seed, fold=fold, status="ok",
+                               error="", threads=torch.get_num_threads())  # fmt: skip
+    try:
+        X, y, Xt, yt = _load(name)
+        if fold >= 0:
+            X, y, Xt, yt = _cv_split(X, y, config.cv, fold, classification=False)
+        train, test = to_series_batch(X), to_series_batch(Xt)
+        row.update(n_train=len(y), n_test=len(yt), n_channels=train.n_channels,
+                   length=int(train.lengths.max()))  # fmt: skip
+        tsattn = model.startswith("tsattn:")
+        limit = TimeLimit(config.time_limit) if config.time_limit and tsattn else None
+        _warm_up(model, seed, config)
+        est = _build(model, seed, config, limit)
+        if not tsattn:
+            length = max(9, train.values.shape[1], test.values.shape[1])
+            X, Xt = _padded(X, length), _padded(Xt, length)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            t0 = time.perf_counter()
+            with _alarm(None if limit is not None else config.time_limit):
+                est.fit(X, y)
+            row["fit_s"] = time.perf_counter() - t0
+            if getattr(est, "interrupted_", False):
+                raise KeyboardInterrupt
+            t0 = time.perf_counter()
+            pred = np.asarray(est.predict(Xt), dtype=np.float64)
+            row["predict_s"] = time.perf_counter() - t0
+            if tsattn and getattr(est, "interval_errors_", None) is not None:
+                lower, upper = est.predict_interval(Xt, coverage=config.coverage)
+                row["coverage"] = float(np.mean((lower <= yt) & (yt <= upper)))
+                row["width"] = float(np.mean(upper - lower))
+        row["rmse"] = float(np.sqrt(np.mean((pred - yt) ** 2)))
+        row["mae"] = float(np.mean(np.abs(pred - yt)))
+        module = getattr(est, "module_", None)
+        if module is not None:
+            row["n_params"] = sum(p.numel() for p in module.parameters() if p.requires_grad)
+            row["n_steps"] = getattr(est, "n_steps_", np.nan)
+            row["time_limited"] = bool(limit.hit) if limit is not None else False
+    except TimeoutError as err:
+        row.update(status="timeout", error=str(err))
+    except KeyboardInterrupt:
+        raise
+    except Exception as err:  # a failed fit is a result: record it and go on
+        row.update(status="error", error=f"{type(err).__name__}: {err}"[:500])
+    return row
+
+
+def run_regress_benchmark(config: RegressBenchmark, out: str | Path, progress: bool = True,
+                          command: str | None = None, log=print) -> pd.DataFrame:  # fmt: skip
+    """Run every missing (task, model, seed, fold) of ``config`` into ``out``: ``results.csv`` (a
+    row per fit, appended as each finishes), ``config.json`` (settings, every invocation's command
+    and wall time) and ``results.md``. Returns all rows of ``results.csv``."""
+    from joblib import Parallel, delayed
+
+    from tsattn._filelock import file_lock
+    from tsattn._parallel import worker_threads
+    from tsattn.benchmarks.regress_report import write_report
+
+    if config.cv is not None and config.cv < 2:
+        raise ValueError(f"cv must be at least 2 folds; got {config.cv}.")
+    if config.cv_folds is not None:
+        bad = [f for f in config.cv_folds if not (config.cv and 0 <= f < config.cv)]
+        if bad or not config.cv_folds:
+            raise ValueError(f"cv_folds must name folds 0 .. cv-1 of cv={config.cv}; got "
+                             f"{list(config.cv_folds)}. Give --cv K with --folds.")  # fmt: skip
+    if not 0 < config.coverage < 1:
+        raise ValueError(f"coverage must be strictly between 0 and 1; got {config.coverage}.")
+    tasks = resolve_tasks(config.datasets)
+    models = resolve_models(config.attentions, config.peers, config.label)
+    if not tasks or not models:
+        raise ValueError("nothing to run: no tasks or no models")
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / "results.csv"
+    _, done = _done(path, False, RESULT_COLUMNS)
+    todo = [(n, m, s, f) for n in tasks for m in models for s in config.seeds
+            for f in config.folds() if (n, m, int(s), f) not in done]  # fmt: skip
+    config_path = out / "config.json"
+    record = {**asdict(config), "tasks": tasks, "models": models}
+
+    def save_config(seconds: float | None = None) -> None:
+        with file_lock(config_path):
+            previous = json.loads(config_path.read_text()) if config_path.is_file() else {}
+            record["commands"] = list(dict.fromkeys([*previous.get("commands", []),
+                                                     *([command] if command else [])]))  # fmt: skip
+            record["invocations"] = previous.get("invocations", [])
+            if seconds is not None:
+                record["invocations"].append({"fits": len(todo), "wall_seconds": round(seconds, 1)})
+            config_path.write_text(json.dumps(record, indent=2, default=repr), encoding="utf-8")
+
+    save_config()
+    log(f"{len(tasks)} tasks x {len(models)} models x {len(config.seeds)} seeds"
+        + (f" x {config.cv} folds of TRAIN" if config.cv else "")
+        + f": {len(todo)} fits to run, {len(done)} already in {path}")  # fmt: skip
+    t0 = time.perf_counter()
+    bar = None
+    if progress and todo:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(todo), desc="bench regress", unit="fit")
+    try:
+        threads = worker_threads(config.n_jobs, None)
+        jobs = (delayed(run_one)(n, m, s, config, threads, f) for n, m, s, f in todo)
+        for row in Parallel(n_jobs=config.n_jobs, return_as="generator_unordered")(jobs) if todo else ():
+            append_row(path, row, RESULT_COLUMNS)
+            if bar is not None:
+                bar.update(1)
+                bar.set_postfix_str(f"{row['dataset']} {row['model']} {row.get('rmse', row['status'])}")
+    except KeyboardInterrupt:
+        save_config(time.perf_counter() - t0)
+        rows = _done(path, False, RESULT_COLUMNS)[0]
+        raise BenchmarkInterrupted(rows, f"interrupted; {len(rows)} finished fits are in {path}") from None
+    finally:
+        if bar is not None:
+            bar.close()
+    save_config(time.perf_counter() - t0)
+    rows = _done(path, False, RESULT_COLUMNS)[0]
+    write_report(rows, out)
+    return rows
