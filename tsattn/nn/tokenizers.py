@@ -307,7 +307,7 @@ class RocketTokenizer(nn.Module):
         # every map's comparisons in one tensor, its read steps padded to whole segments
         positive = torch.zeros(b, level.shape[0], p * per, dtype=torch.bool, device=x.device)
         with torch.autocast(x.device.type, enabled=False):
-            for rows, z, _real in self._maps(x, mask):
+            for rows, z, real in self._maps(x, mask):  # noqa: B007 (real: the same every map, used below)
                 torch.gt(z, level[rows], out=positive[:, rows, : z.shape[2]])
         if real is not None:
             positive[..., : real.shape[2]] &= real
