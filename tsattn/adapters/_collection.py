@@ -7,10 +7,11 @@ from typing import Any
 
 import numpy as np
 
-from tsattn.estimators import TSClassifier
+from tsattn.estimators import TSClassifier, TSRegressor
 
 # The adapters' defaults are the wrapped estimators' own, so the two never train different models.
 _C = TSClassifier().get_params()
+_R = TSRegressor().get_params()
 
 #: Small, fast settings for the toolkits' estimator checks.
 TEST_PARAMS = [
@@ -80,3 +81,31 @@ class CollectionAdapterMixin:
         proba = self.estimator_.predict_proba(X)
         order = [list(self.estimator_.classes_).index(c) for c in self.classes_]
         return proba[:, order]
+
+
+class RegressorAdapterMixin(CollectionAdapterMixin):
+    """:class:`CollectionAdapterMixin` with :class:`tsattn.TSRegressor`'s defaults where they differ
+    from the classifier's (``validation_fraction``, 0.2 by the regression CV)."""
+
+    def __init__(
+        self,
+        attention: str = _R['attention'],
+        d_model: int = _R['d_model'],
+        n_heads: int = _R['n_heads'],
+        n_layers: int = _R['n_layers'],
+        dim_feedforward: int = _R['dim_feedforward'],
+        dropout: float = _R['dropout'],
+        norm: str = _R['norm'],
+        head: str = _R['head'],
+        max_epochs: int = _R['max_epochs'],
+        batch_size: int = _R['batch_size'],
+        lr: float = _R['lr'],
+        validation_fraction: float = _R['validation_fraction'],
+        patience: int | None = _R['patience'],
+        device: str = _R['device'],
+        random_state: int | None = _R['random_state'],
+        verbose: int = _R['verbose'],
+        estimator_params: dict | None = None,
+    ) -> None:
+        store_arguments(self, locals())
+        super(CollectionAdapterMixin, self).__init__()  # the toolkit's base, after the mixins

@@ -7,7 +7,7 @@ benchmarking, pipelines and estimator checks.
 
 from __future__ import annotations
 
-from tsattn.adapters._collection import TEST_PARAMS, CollectionAdapterMixin
+from tsattn.adapters._collection import TEST_PARAMS, CollectionAdapterMixin, RegressorAdapterMixin
 
 try:
     from aeon.classification.base import BaseClassifier
@@ -74,9 +74,10 @@ class TSAttnAeonClassifier(_AeonCollectionMixin, BaseClassifier):
     _tags = dict(_COLLECTION_TAGS)
 
 
-class TSAttnAeonRegressor(_AeonCollectionMixin, BaseRegressor):
+class TSAttnAeonRegressor(RegressorAdapterMixin, _AeonCollectionMixin, BaseRegressor):
     """aeon regressor wrapping :class:`tsattn.TSRegressor` (parameters and input as
-    :class:`TSAttnAeonClassifier`; ``estimator_`` is the fitted :class:`tsattn.TSRegressor`).
+    :class:`TSAttnAeonClassifier`, with :class:`tsattn.TSRegressor`'s defaults;
+    ``estimator_`` is the fitted :class:`tsattn.TSRegressor`).
 
     Examples
     --------

@@ -12,6 +12,7 @@ import pandas as pd
 from tsattn.adapters._collection import (
     TEST_PARAMS,
     CollectionAdapterMixin,
+    RegressorAdapterMixin,
     store_arguments,
     wrapped_params,
 )
@@ -199,7 +200,7 @@ class TSAttnClassifier(_CollectionMixin, BaseClassifier):
     _tags = {**_COLLECTION_TAGS, "capability:predict_proba": True}
 
 
-class TSAttnRegressor(_CollectionMixin, BaseRegressor):
+class TSAttnRegressor(RegressorAdapterMixin, _CollectionMixin, BaseRegressor):
     """sktime regressor wrapping :class:`tsattn.TSRegressor` (parameters as
     :class:`TSAttnClassifier`).
 
