@@ -119,3 +119,15 @@ def test_one_training_series_is_refused_with_the_reason():
     X, y = _data(1)
     with pytest.raises(ValueError, match="at least 2 training series; got 1 sample"):
         TSRegressor(anchor="rocket", **TINY).fit(X, y)
+
+
+def test_unequal_lengths_and_longer_series_at_predict():
+    X, y = _data(30)
+    ragged = [x[:, : 12 + i % 8] for i, x in enumerate(X)]  # 12-19 steps
+    est = TSRegressor(random_state=0, **TINY).fit(ragged, y)
+    longer = [x for x in X[:4]]  # 20 steps, longer than any training series
+    assert np.isfinite(est.predict(longer)).all() and est.predict(ragged[:3]).shape == (3,)
+    # the anchor sees a longer series cut to the training length
+    cut = [x[:, :19] for x in longer]
+    np.testing.assert_allclose(est.anchor_.predict(to_series_batch(longer)),
+                               est.anchor_.predict(to_series_batch(cut)))  # fmt: skip

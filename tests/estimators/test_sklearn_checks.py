@@ -28,9 +28,10 @@ def _expected_failed_checks(estimator):
 
 
 @parametrize_with_checks(
-    # the regressor's defaults (rocket anchor, validation split) and its network alone
+    # the regressor's defaults (rocket anchor, validation split, Huber loss) and its network alone
+    # as it was before them
     [TSClassifier(**SMALL), TSRegressor(**SMALL),
-     TSRegressor(anchor="none", validation_fraction=0.0, **SMALL)],
+     TSRegressor(anchor="none", validation_fraction=0.0, loss="mse", **SMALL)],
     expected_failed_checks=_expected_failed_checks,
 )
 def test_sklearn_compatible_estimator(estimator, check):

@@ -28,7 +28,8 @@ ALPHAS = np.logspace(-3, 3, 10)
 
 def _arrays(batch: Any, length: int) -> np.ndarray:
     """A :class:`~tsattn.io.SeriesBatch` ``(n, N, C)`` -> ``(n, C, length)`` float64, each
-    series zero-padded at its end (trailing NaN of unequal lengths become 0)."""
+    series zero-padded at its end (trailing NaN of unequal lengths become 0) or cut to its first
+    ``length`` steps."""
     values = np.nan_to_num(np.asarray(batch.values, dtype=np.float64))
     steps = np.arange(values.shape[1])[None, :, None] < batch.lengths[:, None, None]
     values = np.where(steps, values, 0.0)
@@ -64,16 +65,26 @@ class RocketAnchor:
         scale = features.std(axis=0)
         self.scale_ = np.where(scale > 1e-12, scale, 1.0)
         features = features / self.scale_
+        # the ridge fits the targets divided by their largest magnitude: squared errors of targets
+        # near float64's limit (1e200) would overflow, and the penalty chosen and the predictions
+        # (scaled back) do not depend on the targets' unit
+        peak = np.abs(np.asarray(y, dtype=np.float64)).max(axis=0)
+        self.y_scale_ = np.where(peak > 0, peak, 1.0)
+        y = y / self.y_scale_
         # with a scoring, cv_results_ holds each series' leave-one-out prediction (without one,
         # its squared error); the penalty is chosen by the same mean squared error either way
         self.ridge_ = RidgeCV(alphas=ALPHAS, store_cv_results=True,
                               scoring="neg_mean_squared_error").fit(features, y)  # fmt: skip
         # at the chosen penalty: (n, [n_targets,] n_alphas) -> (n, n_targets)
         column = int(np.flatnonzero(ALPHAS == self.ridge_.alpha_)[0])
-        return np.asarray(self.ridge_.cv_results_).reshape(len(y), -1, len(ALPHAS))[:, :, column]
+        loo = np.asarray(self.ridge_.cv_results_).reshape(len(y), -1, len(ALPHAS))[:, :, column]
+        return loo * self.y_scale_
 
     def predict(self, batch: Any) -> np.ndarray:
-        """``(n, n_targets)`` predictions of the ridge for the series ``batch``."""
-        length = max(self.length_, batch.values.shape[1])
-        features = np.asarray(self.transform_.transform(_arrays(batch, length)), dtype=np.float64)
-        return np.asarray(self.ridge_.predict(features / self.scale_)).reshape(len(features), -1)
+        """``(n, n_targets)`` predictions of the ridge for the series ``batch``: padded (or cut)
+        to the training length, the only length the fitted transform accepts; the network sees
+        longer series whole."""
+        features = np.asarray(self.transform_.transform(_arrays(batch, self.length_)),
+                              dtype=np.float64)  # fmt: skip
+        pred = np.asarray(self.ridge_.predict(features / self.scale_)).reshape(len(features), -1)
+        return pred * self.y_scale_
