@@ -43,7 +43,8 @@ def test_readme_variants_table_is_the_generated_one():
 
 
 def test_every_results_pointer_of_the_readme_is_a_record_with_its_command():
-    pointers = {p.rstrip("/.") for p in re.findall(r"docs/results/([\w./-]+)", README)} - {""}
+    pointers = {p.rstrip("/.") for p in re.findall(r"docs/results/([\w./-]+)", README)}
+    pointers -= {"", "README.md"}  # the index of every record, checked below
     assert pointers, "the README points to no result"
     for pointer in sorted(pointers):
         target = RESULTS / pointer
