@@ -16,8 +16,9 @@ __all__ = ["ThreadBudget"]
 class ThreadBudget(Callback):
     """Keeps torch's threads between 1 and ``limit`` at the count that trains fastest now.
 
-    * A trial: ``block`` steps on the threads training started with, ``block`` on one thread,
-      twice each, then the count whose faster block was faster. A small model can train faster on
+    * A trial: ``block`` steps on ``limit`` threads, ``block`` on one thread, twice each, then the
+      count whose faster block was faster (``limit``, not the count training started with: a
+      neighbour seen at the start may be gone, and a busy core shows in the block times). A small model can train faster on
       one thread than on two (its ops are too small to split), a large one slower.
     * Every ``every`` seconds, the cores other processes left to this one since the last check
       (idle ones and those it used itself, :func:`~tsattn._parallel.cores_left`) cap the count: a
@@ -39,7 +40,7 @@ class ThreadBudget(Callback):
         self.changes, self.trials = [], []
         self._best = torch.get_num_threads()
         self._sample, self._checked = cpu_sample(), time.monotonic()
-        self._start_trial(0, min(self.limit, self._best))
+        self._start_trial(0, self.limit)
 
     def _start_trial(self, step: int, top: int) -> None:
         self._plan = [top, 1, top, 1] if top > 1 else []
