@@ -17,8 +17,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 #: An absolute path into a home, working or temporary folder. The slash that starts it follows no
-#: name character, dot, tilde or slash, so URLs (``https://host/home/...``) and relative paths
-#: (``docs/tmp/...``) do not count.
+#: name character, dot, tilde or slash, so URLs (a host, then a folder named home) and relative
+#: paths (``docs``, then a folder named tmp) do not count.
 MACHINE_PATH = re.compile(r"(?<![\w.~/-])/(?:home|Users|root|work|tmp)/")
 
 
@@ -64,7 +64,8 @@ def test_no_tracked_file_names_a_path_of_a_machine():
     ('File "{root}home/me/.venv/lib/x.py"', True),
     ("cd {root}tmp/before", True),
     ("--out docs/results/speed/profile_fit/after", False),
-    ("https://example.org/home/page", False),
+    ("https://example.org{root}home{root}page", False),
+    ("docs{root}tmp{root}x", False),
     ("~/.cache/tsattn", False),
     ("$OLDPWD/docs/results", False),
 ])
