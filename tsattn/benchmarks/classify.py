@@ -309,6 +309,29 @@ def _warm_up(model: str, task: str, seed: int, config: ClassifyBenchmark) -> Non
     _WARM.add((model, task))
 
 
+
+def fit_predict(est, model: str, X, y, Xt, batches, limit, time_limit, row: dict):
+    """Fit ``est`` on ``(X, y)`` and predict ``Xt`` with warnings silenced, under the time limit
+    (``limit`` for our models, an alarm of ``time_limit`` seconds for the peers, whose series are
+    zero-padded to one length of at least 9 steps); ``row`` gets ``fit_s`` and ``predict_s``.
+    Returns ``(X, Xt, pred)``, the series as the model saw them. A fit stopped by Ctrl-C raises."""
+    if not model.startswith("tsattn:"):
+        train, test = batches
+        length = max(9, train.values.shape[1], test.values.shape[1])
+        X, Xt = _padded(X, length), _padded(Xt, length)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t0 = time.perf_counter()
+        with _alarm(None if limit is not None else time_limit):
+            est.fit(X, y)
+        row["fit_s"] = time.perf_counter() - t0
+        if getattr(est, "interrupted_", False):
+            raise KeyboardInterrupt
+        t0 = time.perf_counter()
+        pred = est.predict(Xt)
+        row["predict_s"] = time.perf_counter() - t0
+    return X, Xt, pred
+
 def _cv_split(X: Any, y: np.ndarray, k: int, fold: int, classification: bool):
     """Fold ``fold`` of a ``k``-fold split of TRAIN (stratified for classification; shuffled with a
     fixed seed so every model and seed sees the same folds): ``(X_fit, y_fit, X_held, y_held)``."""
@@ -349,20 +372,7 @@ def run_one(archive: str, name: str, model: str, seed: int, config: ClassifyBenc
         limit = TimeLimit(config.time_limit) if config.time_limit and model.startswith("tsattn:") else None
         _warm_up(model, task, seed, config)
         est = _build(model, task, seed, config, limit)
-        if not model.startswith("tsattn:"):
-            length = max(9, train.values.shape[1], test.values.shape[1])
-            X, Xt = _padded(X, length), _padded(Xt, length)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            t0 = time.perf_counter()
-            with _alarm(None if limit is not None else config.time_limit):
-                est.fit(X, y)
-            row["fit_s"] = time.perf_counter() - t0
-            if getattr(est, "interrupted_", False):
-                raise KeyboardInterrupt
-            t0 = time.perf_counter()
-            pred = est.predict(Xt)
-            row["predict_s"] = time.perf_counter() - t0
+        X, Xt, pred = fit_predict(est, model, X, y, Xt, (train, test), limit, config.time_limit, row)
         if task == "regression":
             row["score"] = float(np.sqrt(np.mean((np.asarray(pred, float) - yt.astype(float)) ** 2)))
         else:

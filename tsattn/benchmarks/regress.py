@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from tsattn.benchmarks import BenchmarkInterrupted, append_row
-from tsattn.benchmarks.classify import TimeLimit, _alarm, _cv_split, _done, _padded
+from tsattn.benchmarks.classify import TimeLimit, _cv_split, _done, fit_predict
 
 __all__ = [
     "PEERS",
@@ -214,20 +214,10 @@ def run_one(name: str, model: str, seed: int, config: RegressBenchmark, threads:
         limit = TimeLimit(config.time_limit) if config.time_limit and tsattn else None
         _warm_up(model, seed, config)
         est = _build(model, seed, config, limit)
-        if not tsattn:
-            length = max(9, train.values.shape[1], test.values.shape[1])
-            X, Xt = _padded(X, length), _padded(Xt, length)
+        X, Xt, pred = fit_predict(est, model, X, y, Xt, (train, test), limit, config.time_limit, row)
+        pred = np.asarray(pred, dtype=np.float64)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            t0 = time.perf_counter()
-            with _alarm(None if limit is not None else config.time_limit):
-                est.fit(X, y)
-            row["fit_s"] = time.perf_counter() - t0
-            if getattr(est, "interrupted_", False):
-                raise KeyboardInterrupt
-            t0 = time.perf_counter()
-            pred = np.asarray(est.predict(Xt), dtype=np.float64)
-            row["predict_s"] = time.perf_counter() - t0
             if tsattn and getattr(est, "interval_errors_", None) is not None:
                 lower, upper = est.predict_interval(Xt, coverage=config.coverage)
                 row["coverage"] = float(np.mean((lower <= yt) & (yt <= upper)))
