@@ -49,6 +49,19 @@ def test_fits_of_both_versions_are_interleaved_and_summarised(tmp_path, shared_d
     assert set(table.columns) >= {"dataset", "beside", "current_s", "baseline_s", "ratio"}
 
 
-def test_datasets_without_a_baseline_are_refused(capsys, tmp_path):
-    assert main(["bench", "fit-time", "--datasets", "BasicMotions", "--out", str(tmp_path)]) == 2
-    assert "--datasets and --baseline go together" in capsys.readouterr().err
+@pytest.mark.integration
+def test_datasets_without_a_baseline_time_this_code_alone(tmp_path, shared_datasets, monkeypatch):
+    monkeypatch.setenv("TSATTN_DATA_DIR", str(shared_datasets))
+    code = main(["bench", "fit-time", "--datasets", "BasicMotions", "--repeats", "2", "--threads", "1",
+                 "--out", str(tmp_path), *TINY])  # fmt: skip
+    assert code == 0
+    rows = pd.read_csv(tmp_path / "fit_time.csv")
+    assert len(rows) == 2 and set(rows.version) == {"current"} and (rows.n_steps == 3).all()
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["none"]["datasets"] == 1 and summary["none"]["median_s"] > 0
+    assert set(pd.read_csv(tmp_path / "summary.csv").columns) == {"dataset", "beside", "current_s", "current_cpu_s"}
+
+
+def test_a_baseline_without_datasets_is_refused(capsys, tmp_path):
+    assert main(["bench", "fit-time", "--baseline", "HEAD", "--out", str(tmp_path)]) == 2
+    assert "--baseline needs --datasets" in capsys.readouterr().err

@@ -190,11 +190,11 @@ def _warm_up_task(folder: Path) -> dict[str, Any]:
             "params": {"max_steps": 2, "d_model": 8, "n_heads": 2, "n_layers": 1}}  # fmt: skip
 
 
-def compare_fit_times(datasets: list[str], baseline: str, out: Path, repeats: int = 3,
+def compare_fit_times(datasets: list[str], baseline: str | None, out: Path, repeats: int = 3,
                       params: dict[str, Any] | None = None, horizon: int = 96, beside: bool = False,
                       threads: int | None = None, seed: int = 0, log: Callable[[str], None] = print):
     """Time the default fit on each of ``datasets`` with this code and with ``baseline`` (a commit
-    or a folder), interleaved (see the module's docstring); rows appended to ``out/fit_time.csv``
+    or a folder; ``None``: this code alone), interleaved (see the module's docstring); rows appended to ``out/fit_time.csv``
     as fits finish (``version`` current or baseline, ``beside`` none or cpu_hog, ``round``,
     ``seconds``, ``cpu_seconds``, the load average before the fit...). ``threads``: torch threads
     of both workers (``OMP_NUM_THREADS``; default torch's own choice). Returns the rows."""
@@ -204,11 +204,12 @@ def compare_fit_times(datasets: list[str], baseline: str, out: Path, repeats: in
     out.mkdir(parents=True, exist_ok=True)
     current = Path(__file__).resolve().parents[2]
     rows: list[dict[str, Any]] = []
-    with tempfile.TemporaryDirectory(prefix="tsattn-fit-time-") as tmp, \
-            baseline_tree(baseline, current) as (base_tree, base_label):
+    base = baseline_tree(baseline, current) if baseline else contextlib.nullcontext((None, None))
+    with tempfile.TemporaryDirectory(prefix="tsattn-fit-time-") as tmp, base as (base_tree, base_label):
         tasks = [load_task(d, Path(tmp), horizon) for d in datasets]
-        workers = {"current": _Worker(current, out / "workers.log", threads),
-                   "baseline": _Worker(base_tree, out / "workers.log", threads)}
+        workers = {"current": _Worker(current, out / "workers.log", threads)}
+        if base_tree is not None:
+            workers["baseline"] = _Worker(base_tree, out / "workers.log", threads)
         try:
             for name, worker in workers.items():
                 log(f"warming up the {name} worker ({worker.tree})")
@@ -218,7 +219,7 @@ def compare_fit_times(datasets: list[str], baseline: str, out: Path, repeats: in
             for r in range(repeats):
                 for task in tasks:
                     for condition in conditions:
-                        order = ["current", "baseline"] if k % 2 == 0 else ["baseline", "current"]
+                        order = list(workers) if k % 2 == 0 else list(workers)[::-1]
                         k += 1
                         for version in order:
                             load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
@@ -246,12 +247,18 @@ def summarise(rows) -> tuple[Any, dict[str, Any]]:
     """Per dataset and condition: each version's median seconds and their ratio (current /
     baseline), the median of the per-round ratios and the ratio of the median CPU seconds (every
     thread of the worker; with one thread, the work done whatever the load); beside a CPU hog, each version's slowdown
-    (its median beside / its median alone). Returns ``(table, totals)`` with the medians over
+    (its median beside / its median alone). Without baseline rows, this code's columns alone. Returns ``(table, totals)`` with the medians over
     datasets."""
     import pandas as pd
 
     med = rows.groupby(["dataset", "beside", "version"])["seconds"].median().unstack("version")
     cpu = rows.groupby(["dataset", "beside", "version"])["cpu_seconds"].median().unstack("version")
+    if "baseline" not in med:
+        table = pd.DataFrame({"current_s": med["current"], "current_cpu_s": cpu["current"]}).reset_index()
+        totals = {condition: {"median_s": float(part["current_s"].median()),
+                              "max_s": float(part["current_s"].max()), "datasets": int(len(part))}
+                  for condition, part in table.groupby("beside")}  # fmt: skip
+        return table, totals
     paired = rows.pivot_table(index=["dataset", "beside", "round"], columns="version", values="seconds")
     per_round = (paired["current"] / paired["baseline"]).groupby(["dataset", "beside"]).median()
     table = pd.DataFrame({"current_s": med["current"], "baseline_s": med["baseline"],

@@ -397,9 +397,10 @@ def _register_fit_time(sub: argparse._SubParsersAction) -> None:
         description="Time default TSClassifier (or TSRegressor) fits on random data of shape "
         "(n, channels, length) and write OUT/n{n}_c{channels}_l{length}.json: how long a fit takes on data shaped like yours. "
         "--forecast: a default TSForecaster on one random walk of length x channels, with the peak memory. "
-        "--datasets with --baseline REF: the default fit of each dataset (UEA/UCR/TSER: TRAIN; "
+        "--datasets: the default fit of each dataset (UEA/UCR/TSER: TRAIN; "
         "forecasting sets: their training split validated on their validation split) timed with "
-        "this code and with commit (or folder) REF in the same run, interleaved, --repeats "
+        "this code (and, with --baseline REF, with commit or folder REF in the same run, "
+        "interleaved), --repeats "
         "rounds; writes OUT/fit_time.csv (every fit), summary.csv and summary.json (median "
         "seconds and ratios). --beside-load also times each fit beside one CPU-bound process.",
     )
@@ -412,7 +413,7 @@ def _register_fit_time(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--repeats", type=int, default=1)
     p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE")
     p.add_argument("--datasets", nargs="+", metavar="NAME",
-                   help="time these local datasets (needs --baseline) instead of random data")
+                   help="time these local datasets instead of random data")
     p.add_argument("--baseline", metavar="REF",
                    help="a commit of this repository (checked out as a temporary git worktree) or "
                    "a folder holding an earlier checkout, timed in the same run")
@@ -436,7 +437,7 @@ def _fit_time(args: argparse.Namespace) -> int:
     if args.datasets or args.baseline:
         return _fit_time_versions(args)
     if args.length is None:
-        print("tsattn bench fit-time: give --length (random data) or --datasets with --baseline")
+        print("tsattn bench fit-time: give --length (random data) or --datasets")
         return 2
     for name in ("n", "channels", "length", "classes", "repeats"):
         if getattr(args, name) < 1:
@@ -463,9 +464,9 @@ def _fit_time_versions(args: argparse.Namespace) -> int:
     from tsattn.benchmarks.fit_versions import compare_fit_times, summarise
     from tsattn.commands.compare import _parse_params
 
-    if not (args.datasets and args.baseline):
-        raise CommandError("--datasets and --baseline go together: the datasets are timed against "
-                           "the baseline in the same run.")  # fmt: skip
+    if not args.datasets:
+        raise CommandError("--baseline needs --datasets: the datasets are timed against the "
+                           "baseline in the same run.")  # fmt: skip
     if args.repeats < 1 or args.horizon < 1 or (args.threads is not None and args.threads < 1):
         raise CommandError("--repeats, --horizon and --threads must be >= 1.")
     for name in args.datasets:
