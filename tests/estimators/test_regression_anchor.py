@@ -1,5 +1,5 @@
-"""TSRegressor(anchor='rocket'): a ridge on MiniRocket's features, corrected by the network, which
-trains on the ridge's leave-one-out errors."""
+"""TSRegressor(anchor='multirocket' / 'rocket'): a ridge on MultiRocket's / MiniRocket's features,
+corrected by the network, which trains on the ridge's leave-one-out errors."""
 
 from __future__ import annotations
 
@@ -64,6 +64,24 @@ def test_anchor_matches_aeons_minirocket_regressor():
                                rtol=1e-3, atol=1e-3 * y.std())  # fmt: skip
 
 
+def test_multirocket_anchor_matches_aeons_multirocket_regressor():
+    """``anchor='multirocket'`` alone is aeon's MultiRocketRegressor (same transform seed, scaling,
+    penalties); series shorter than its 10 steps are padded, not refused."""
+    from aeon.regression.convolution_based import MultiRocketRegressor
+
+    X, y = _data(40)
+    anchor = RocketAnchor(seed=5, transform="multirocket")
+    anchor.fit(to_series_batch(X), y)
+    peer = MultiRocketRegressor(random_state=5, n_jobs=1).fit(X, y)
+    np.testing.assert_allclose(anchor.predict(to_series_batch(X[:8]))[:, 0], peer.predict(X[:8]),
+                               rtol=1e-3, atol=1e-3 * y.std())  # fmt: skip
+    est = TSRegressor(random_state=0, **TINY).fit(X[:, :, :7], y)  # the default anchor, 7 steps
+    assert est.anchor_.transform == "multirocket" and est.anchor_.length_ == 10
+    assert np.isfinite(est.predict(X[:3, :, :7])).all()
+    with pytest.raises(ValueError, match="transform must be one of"):
+        RocketAnchor(seed=0, transform="hydra")
+
+
 def test_anchor_beats_the_mean_predictor_on_a_linear_task():
     X, y = _linear(120, seed=0)
     Xt, yt = _linear(60, seed=1)
@@ -84,7 +102,7 @@ def test_prediction_is_the_ridges_plus_the_networks():
     assert TSRegressor(anchor="none", random_state=0, **TINY).fit(X, y).anchor_ is None
     # the defaults chosen by cross-validation (docs/results/regress/cv/)
     assert (TSRegressor().anchor, TSRegressor().validation_fraction, TSRegressor().loss) == (
-        "rocket", 0.2, "huber")
+        "multirocket", 0.2, "huber")
 
 
 def test_clone_pickle_and_reproducibility_from_random_state():

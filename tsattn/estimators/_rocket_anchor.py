@@ -1,5 +1,5 @@
-"""The ``anchor='rocket'`` of ``TSRegressor``: a ridge regression on MiniRocket's features, which
-the network corrects.
+"""The ``anchor='rocket'`` (and ``'multirocket'``) of ``TSRegressor``: a ridge regression on
+MiniRocket's (MultiRocket's) features, which the network corrects.
 
 MiniRocket (Dempster et al. 2021; aeon's transform, 10,000 features: the proportions of positive
 values of fixed random convolutions at many dilations) followed by ridge regression is what aeon's
@@ -10,7 +10,10 @@ the others, exact and free for ridge regression) are subtracted from the targets
 trains on what the ridge could not predict of series it had not seen, so it learns the ridge's
 out-of-sample errors rather than its smaller in-sample residuals. A prediction is the ridge's plus
 the network's. Like the forecaster's anchor (``_anchor``), it gives the network a strong linear
-model to start from; the network's share is learnt, not fixed.
+model to start from; the network's share is learnt, not fixed. ``'multirocket'`` does the same on
+MultiRocket's features (Tan et al. 2022; aeon's transform: four pooling operators on the
+convolutions of the series and of its first difference, about 50,000 features), as aeon's
+``MultiRocketRegressor`` does.
 """
 
 from __future__ import annotations
@@ -21,8 +24,9 @@ import numpy as np
 
 __all__ = ["RocketAnchor"]
 
-#: MiniRocket's shortest series; shorter ones are zero-padded at the end.
-MIN_LENGTH = 9
+#: The transforms' shortest series (MultiRocket also convolves the first difference, one step
+#: shorter); shorter ones are zero-padded at the end.
+MIN_LENGTH = {"minirocket": 9, "multirocket": 10}
 ALPHAS = np.logspace(-3, 3, 10)
 
 
@@ -40,24 +44,29 @@ def _arrays(batch: Any, length: int) -> np.ndarray:
 
 
 class RocketAnchor:
-    """MiniRocket features -> scaled -> ridge (penalty by leave-one-out error), per target."""
+    """MiniRocket (or MultiRocket) features -> scaled -> ridge (penalty by leave-one-out error),
+    per target."""
 
-    def __init__(self, seed: int) -> None:
+    def __init__(self, seed: int, transform: str = "minirocket") -> None:
+        if transform not in MIN_LENGTH:
+            raise ValueError(f"transform must be one of {sorted(MIN_LENGTH)}, got {transform!r}.")
         self.seed = int(seed)
+        self.transform = transform
 
     def fit(self, batch: Any, y: np.ndarray) -> np.ndarray:
         """Fit on the series ``batch`` and targets ``y (n, n_targets)``; return the leave-one-out
         predictions ``(n, n_targets)``."""
-        from aeon.transformations.collection.convolution_based import MiniRocket
+        from aeon.transformations.collection.convolution_based import MiniRocket, MultiRocket
         from sklearn.linear_model import RidgeCV
 
         if len(y) < 2:
             raise ValueError(
-                f"anchor='rocket' predicts each training series from the others, so it needs at "
+                f"The {self.transform} anchor predicts each training series from the others, so it needs at "
                 f"least 2 training series; got {len(y)} sample. Pass more series or anchor='none'."
             )
-        self.length_ = max(MIN_LENGTH, int(batch.values.shape[1]))
-        self.transform_ = MiniRocket(random_state=self.seed, n_jobs=1)
+        self.length_ = max(MIN_LENGTH[self.transform], int(batch.values.shape[1]))
+        kind = MiniRocket if self.transform == "minirocket" else MultiRocket
+        self.transform_ = kind(random_state=self.seed, n_jobs=1)
         # float64: the transform gives float32, in which the leave-one-out shortcut's differences
         # of near-equal numbers lose digits at small penalties
         features = np.asarray(self.transform_.fit_transform(_arrays(batch, self.length_)),
