@@ -29,8 +29,13 @@ from tsattn.training import Budget, WindowData, autocast, resolve_device
 
 __all__ = ["TSForecaster"]
 
-#: Validation samples (windows, or window-channel pairs) kept at most; a fixed random subset above.
+#: Validation samples (windows, or window-channel pairs) kept at most for the calibration after
+#: training (anchor, blend, intervals); a fixed random subset above.
 MAX_VALID_SAMPLES = 32_768
+#: Validation samples scored after each of the ``ROUNDS`` training rounds to pick the best one; a
+#: fixed random subset above. Scoring 32,768 samples 20 times took a third of a default fit on
+#: ETTm1 (docs/results/speed/fit_time/).
+MAX_ROUND_SAMPLES = 8_192
 #: ``max_steps='auto'``: optimiser steps whatever the data's size (the best round is kept, so a
 #: small series is not overfitted by them; 300 steps left ILI 16-26% worse on validation).
 AUTO_STEPS = 3000
@@ -184,7 +189,7 @@ class TSForecaster(WindowScores, BaseTSEstimator):
         if season is not None:  # the training rows start at phase 0 of their own profile
             fit_train = _deseasoned(train_data, season, phase=0)
             fit_valid = None if valid_windows is None else _deseasoned(valid_windows, season)
-        valid_data = None if fit_valid is None else fit_valid.sample(MAX_VALID_SAMPLES, rng)
+        valid_data = None if fit_valid is None else fit_valid.sample(MAX_ROUND_SAMPLES, rng)
         self._train(fit_train, valid_data, seed, rng)
         if season is not None:  # from now on the network removes and restores it itself
             self.module_.set_season(season)
