@@ -332,6 +332,17 @@ def fit_predict(est, model: str, X, y, Xt, batches, limit, time_limit, row: dict
         row["predict_s"] = time.perf_counter() - t0
     return X, Xt, pred
 
+def network_record(est, limit) -> dict:
+    """What a fitted network of ours did, for a result row: trainable parameters, optimiser steps,
+    whether ``limit`` (a :class:`TimeLimit` or None) stopped it; empty for the peers."""
+    module = getattr(est, "module_", None)
+    if module is None:
+        return {}
+    return {"n_params": sum(p.numel() for p in module.parameters() if p.requires_grad),
+            "n_steps": getattr(est, "n_steps_", np.nan),
+            "time_limited": bool(limit.hit) if limit is not None else False}  # fmt: skip
+
+
 def _cv_split(X: Any, y: np.ndarray, k: int, fold: int, classification: bool):
     """Fold ``fold`` of a ``k``-fold split of TRAIN (stratified for classification; shuffled with a
     fixed seed so every model and seed sees the same folds): ``(X_fit, y_fit, X_held, y_held)``."""
@@ -379,12 +390,9 @@ def run_one(archive: str, name: str, model: str, seed: int, config: ClassifyBenc
             row["score"] = float(np.mean(np.asarray(pred).astype(str) == yt.astype(str)))
             if fold >= 0 and hasattr(est, "predict_proba"):
                 row["log_loss"] = _log_loss(est, Xt, yt)
-        module = getattr(est, "module_", None)
-        if module is not None:
-            row["n_params"] = sum(p.numel() for p in module.parameters() if p.requires_grad)
+        row.update(network_record(est, limit))
+        if hasattr(est, "module_"):
             row["n_epochs"] = getattr(est, "n_epochs_", np.nan)
-            row["n_steps"] = getattr(est, "n_steps_", np.nan)
-            row["time_limited"] = bool(limit.hit) if limit is not None else False
     except TimeoutError as err:
         row.update(status="timeout", error=str(err))
     except KeyboardInterrupt:

@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from tsattn.benchmarks import BenchmarkInterrupted, append_row
-from tsattn.benchmarks.classify import TimeLimit, _cv_split, _done, fit_predict
+from tsattn.benchmarks.classify import TimeLimit, _cv_split, _done, fit_predict, network_record
 
 __all__ = [
     "PEERS",
@@ -224,11 +224,7 @@ def run_one(name: str, model: str, seed: int, config: RegressBenchmark, threads:
                 row["width"] = float(np.mean(upper - lower))
         row["rmse"] = float(np.sqrt(np.mean((pred - yt) ** 2)))
         row["mae"] = float(np.mean(np.abs(pred - yt)))
-        module = getattr(est, "module_", None)
-        if module is not None:
-            row["n_params"] = sum(p.numel() for p in module.parameters() if p.requires_grad)
-            row["n_steps"] = getattr(est, "n_steps_", np.nan)
-            row["time_limited"] = bool(limit.hit) if limit is not None else False
+        row.update(network_record(est, limit))
     except TimeoutError as err:
         row.update(status="timeout", error=str(err))
     except KeyboardInterrupt:
