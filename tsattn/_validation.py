@@ -24,10 +24,12 @@ from sklearn.utils._param_validation import (
     make_constraint,
 )
 
-__all__ = ["InvalidParameterError", "POSITIVE_INT", "check_value", "describe"]
+__all__ = ["InvalidParameterError", "NONNEGATIVE_INT", "POSITIVE_INT", "check_value", "describe"]
 
 #: An integer >= 1 (numpy integers included).
 POSITIVE_INT = Interval(Integral, 1, None, closed="left")
+#: An integer >= 0.
+NONNEGATIVE_INT = Interval(Integral, 0, None, closed="left")
 
 
 def _describe_interval(c: Interval) -> str:

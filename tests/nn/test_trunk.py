@@ -72,3 +72,19 @@ def test_the_network_returns_each_layers_attention_weights():
         out, weights = net(x, mask, need_weights=True)
         torch.testing.assert_close(out, net(x, mask))
     assert [w.shape for w in weights] == [(4, 2, 9, 9)] * 2
+
+
+def test_a_layer_without_norm_and_feed_forward_is_attention_plus_residual():
+    """``norm="none"``, ``dim_feedforward=0``: 002's forecaster layer, ``x + attention(x)`` exactly."""
+    torch.manual_seed(0)
+    sizes = {**SIZES, "norm": "none", "dim_feedforward": 0, "n_layers": 1, "dropout": 0.0}
+    fc = ForecastingTransformer(3, 16, 4, **FORECAST, **sizes).eval()
+    layer = fc.encoder.layers[0]
+    assert not any(hasattr(layer, name) for name in ("linear1", "linear2", "norm1", "norm2"))
+    x = torch.randn(5, 4, 8)
+    torch.testing.assert_close(layer(x), x + layer.attention(x, None))
+    fc.train()(torch.randn(6, 16, 3)).sum().backward()  # trains
+    with pytest.raises(ValueError, match="dim_feedforward must be >= 0"):
+        ForecastingTransformer(3, 16, 4, **FORECAST, **{**sizes, "dim_feedforward": -1})
+    with pytest.raises(ValueError, match="norm must be one of"):
+        ForecastingTransformer(3, 16, 4, **FORECAST, **{**sizes, "norm": "group"})

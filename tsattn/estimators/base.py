@@ -21,7 +21,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_random_state
 
 from tsattn._parallel import free_cores
-from tsattn._validation import POSITIVE_INT
+from tsattn._validation import NONNEGATIVE_INT, POSITIVE_INT
 from tsattn.attention import AttentionSpec, check_model_size, get_attention_class, resolve_attention
 from tsattn.attention.hyperparameters import FloatRange
 from tsattn.estimators import persistence
@@ -65,7 +65,10 @@ class BaseTSEstimator(BaseEstimator):
     d_model: int = param(64, [POSITIVE_INT], "Model width; ``d_model % n_heads == 0``.")
     n_heads: int = param(8, [POSITIVE_INT], "Attention heads.")
     n_layers: int = param(3, [POSITIVE_INT], "Encoder layers.")
-    dim_feedforward: int = param(256, [POSITIVE_INT], "Width of the feed-forward layers.")
+    dim_feedforward: int = param(
+        256, [NONNEGATIVE_INT], "Width of the feed-forward layers (0: "
+        "none; with ``norm='none'`` a layer is ``x + attention(x)``, as in 002's forecaster)."
+    )
     dropout: float = param(
         0.2, [RATE], "Dropout on positions, residual branches, the feed-forward layer and the head.",
         space=FloatRange(0.0, 0.3, step=0.05),
@@ -75,8 +78,8 @@ class BaseTSEstimator(BaseEstimator):
         "fused kernel for the explicit N x N path, which is much slower."
     )
     norm: str = param(
-        "batch", [StrOptions({"batch", "layer"})], "Normalisation in the encoder layers: BatchNorm "
-        "over the real steps (as Zerveas et al. 2021) or LayerNorm."
+        "batch", [StrOptions({"batch", "layer", "none"})], "Normalisation in the encoder layers: "
+        "BatchNorm over the real steps (as Zerveas et al. 2021), LayerNorm, or none."
     )
     beta: float | None = attention_param()
     bn_standardize: bool | None = attention_param()

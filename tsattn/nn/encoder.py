@@ -1,8 +1,9 @@
 """Transformer encoder in the style of Zerveas et al. (2021), the UEA baseline of 001/004.
 
 Post-norm layers (attention -> add -> norm -> feed-forward with GELU -> add -> norm) whose norm is
-either a BatchNorm over (batch, time) that ignores padded steps, or a LayerNorm. The attention module
-is any registered variant.
+either a BatchNorm over (batch, time) that ignores padded steps, a LayerNorm, or none; the attention
+module is any registered variant. With no norm and no feed-forward block (``norm="none"``,
+``dim_feedforward=0``) a layer is ``x + attention(x)``, the layer of 002's forecaster (Algorithm 3).
 """
 
 from __future__ import annotations
@@ -22,17 +23,24 @@ class EncoderLayer(nn.Module):
     Parameters
     ----------
     attention : module called as ``attention(x, mask)`` on ``(B, N, d_model)``.
-    d_model, dim_feedforward, dropout : sizes and dropout rate.
-    norm : ``"batch"`` (masked BatchNorm, the Zerveas default) or ``"layer"``.
+    d_model, dim_feedforward, dropout : sizes and dropout rate; ``dim_feedforward=0``: no
+        feed-forward block.
+    norm : ``"batch"`` (masked BatchNorm, the Zerveas default), ``"layer"`` or ``"none"``.
     """
+
+    NORMS = ("batch", "layer", "none")
 
     def __init__(
         self, attention: nn.Module, d_model: int, dim_feedforward: int, dropout: float, norm: str
     ) -> None:
         super().__init__()
         self.attention = attention
-        self.linear1 = nn.Linear(d_model, dim_feedforward)
-        self.linear2 = nn.Linear(dim_feedforward, d_model)
+        if dim_feedforward < 0:
+            raise ValueError(f"dim_feedforward must be >= 0 (0: no feed-forward block), got {dim_feedforward}.")
+        self.feedforward = dim_feedforward > 0
+        if self.feedforward:
+            self.linear1 = nn.Linear(d_model, dim_feedforward)
+            self.linear2 = nn.Linear(dim_feedforward, d_model)
         self.dropout = Dropout(dropout)
         self.dropout1 = Dropout(dropout)
         self.dropout2 = Dropout(dropout)
@@ -41,11 +49,14 @@ class EncoderLayer(nn.Module):
             self.norm1, self.norm2 = MaskedBatchNorm1d(d_model, eps=1e-5), MaskedBatchNorm1d(d_model, eps=1e-5)
         elif norm == "layer":
             self.norm1, self.norm2 = nn.LayerNorm(d_model), nn.LayerNorm(d_model)
-        else:
-            raise ValueError(f"norm must be 'batch' or 'layer', got {norm!r}.")
+        elif norm != "none":
+            raise ValueError(f"norm must be one of {self.NORMS}, got {norm!r}.")
 
-    def _norm(self, layer: nn.Module, x: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
-        return layer(x, mask) if self.norm_kind == "batch" else layer(x)
+    def _norm(self, layer: str, x: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
+        if self.norm_kind == "none":
+            return x
+        module = getattr(self, layer)
+        return module(x, mask) if self.norm_kind == "batch" else module(x)
 
     def forward(
         self, x: torch.Tensor, mask: torch.Tensor | None = None, need_weights: bool = False
@@ -56,9 +67,10 @@ class EncoderLayer(nn.Module):
             attended, weights = self.attention(x, mask, need_weights=True)
         else:
             attended, weights = self.attention(x, mask), None
-        x = self._norm(self.norm1, x + self.dropout1(attended), mask)
-        ff = self.linear2(self.dropout(F.gelu(self.linear1(x))))
-        x = self._norm(self.norm2, x + self.dropout2(ff), mask)
+        x = self._norm("norm1", x + self.dropout1(attended), mask)
+        if self.feedforward:
+            ff = self.linear2(self.dropout(F.gelu(self.linear1(x))))
+            x = self._norm("norm2", x + self.dropout2(ff), mask)
         return x if weights is None else (x, weights)
 
 

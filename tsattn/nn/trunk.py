@@ -38,7 +38,8 @@ class EncoderTrunk(nn.Module):
     d_model, n_heads, n_layers, dim_feedforward : model width, heads, layers, feed-forward width.
     dropout : dropout on positions, residual branches and the feed-forward layer.
     attention_dropout : dropout on the attention weights (0 keeps SDPA on its fused kernels).
-    norm : ``"batch"`` (BatchNorm over real steps, Zerveas et al.) or ``"layer"``.
+    norm : ``"batch"`` (BatchNorm over real steps, Zerveas et al.), ``"layer"`` or ``"none"``; with
+        ``"none"`` and ``dim_feedforward=0`` a layer is ``x + attention(x)`` (002, Algorithm 3).
     """
 
     def __init__(
