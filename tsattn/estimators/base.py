@@ -26,6 +26,7 @@ from tsattn.attention import AttentionSpec, check_model_size, get_attention_clas
 from tsattn.attention.hyperparameters import FloatRange
 from tsattn.estimators import persistence
 from tsattn.estimators.params import attention_param, check_params, declare, param
+from tsattn.nn.encoder import NORMS
 from tsattn.training import (
     PRECISIONS,
     Budget,
@@ -78,7 +79,7 @@ class BaseTSEstimator(BaseEstimator):
         "fused kernel for the explicit N x N path, which is much slower."
     )
     norm: str = param(
-        "batch", [StrOptions({"batch", "layer", "none"})], "Normalisation in the encoder layers: "
+        "batch", [StrOptions(set(NORMS))], "Normalisation in the encoder layers: "
         "BatchNorm over the real steps (as Zerveas et al. 2021), LayerNorm, or none."
     )
     beta: float | None = attention_param()

@@ -14,7 +14,10 @@ from torch import nn
 
 from tsattn.layers import Dropout, MaskedBatchNorm1d
 
-__all__ = ["EncoderLayer", "TransformerEncoder"]
+__all__ = ["NORMS", "EncoderLayer", "TransformerEncoder"]
+
+#: The encoder layers' normalisations (the estimators' ``norm`` values).
+NORMS = ("batch", "layer", "none")
 
 
 class EncoderLayer(nn.Module):
@@ -27,8 +30,6 @@ class EncoderLayer(nn.Module):
         feed-forward block.
     norm : ``"batch"`` (masked BatchNorm, the Zerveas default), ``"layer"`` or ``"none"``.
     """
-
-    NORMS = ("batch", "layer", "none")
 
     def __init__(
         self, attention: nn.Module, d_model: int, dim_feedforward: int, dropout: float, norm: str
@@ -50,7 +51,7 @@ class EncoderLayer(nn.Module):
         elif norm == "layer":
             self.norm1, self.norm2 = nn.LayerNorm(d_model), nn.LayerNorm(d_model)
         elif norm != "none":
-            raise ValueError(f"norm must be one of {self.NORMS}, got {norm!r}.")
+            raise ValueError(f"norm must be one of {NORMS}, got {norm!r}.")
 
     def _norm(self, layer: str, x: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
         if self.norm_kind == "none":
