@@ -53,7 +53,7 @@ class TSForecaster(WindowScores, BaseTSEstimator):
     ``fit`` trains on the stride-1 windows of one series (cut on the fly: memory does not grow
     with the window count) for a budget of optimiser steps (``max_steps='auto'``: ``n_steps_``),
     validated ``ROUNDS`` times on the end of the series (``validation_fraction``) or on ``y_val``
-    and keeping the best round's weights. Then, on the validation windows, the network's forecast
+    and keeping the best round's weights (stopping after ``patience`` rounds without a better one). Then, on the validation windows, the network's forecast
     is blended with the ``anchor`` (``blend_``) and the errors calibrate the intervals of
     :meth:`predict_quantiles` and :meth:`predict_interval`. With ``channel_independent``, a sample
     is one channel of one window and ``batch_size`` counts such univariate windows. :meth:`score`
@@ -168,7 +168,10 @@ class TSForecaster(WindowScores, BaseTSEstimator):
     lr_schedule: str | None = default("warmup_cosine")
     weight_decay: float = default(0.0)
     validation_fraction: float = default(0.1)
-    patience: int | None = default(None)
+    # 8 rounds (was None, all 20 rounds): on the validation splits the best round came at most 7
+    # rounds after the one before it in 29 of 30 default fits, and 14-17% of the rounds are skipped
+    # (docs/results/forecast_defaults/patience/)
+    patience: int | None = default(8)
 
     _network = ForecastingTransformer
 
