@@ -184,6 +184,22 @@ def test_auto_budget_is_3000_steps_whatever_the_size():
         assert (budget.rounds, budget.steps, budget.round_steps) == (20, 3000, 150)
 
 
+def test_default_fit_stops_after_patience_rounds_without_a_better_one():
+    """docs/results/forecast_defaults/patience/: 8 rounds without a better validation loss end the
+    fit (the best round's weights kept); ``patience=None`` runs every round. On noise a network
+    trained at a high rate stops improving after round 2."""
+    assert TSForecaster().patience == 8
+    noise = np.random.default_rng(0).normal(size=(120, 1))
+    small = dict(TINY, max_epochs=None, max_steps=200, lr=0.01)
+    full = TSForecaster(**small, patience=None).fit(noise)
+    best = [r["round"] for r in full.history_ if r["best"]]
+    assert full.n_rounds_ == 20 and best[-1] + 8 < 20
+    stopped = TSForecaster(**small).fit(noise)
+    assert stopped.n_rounds_ == best[-1] + 8 and stopped.best_round_ == best[-1]
+    kept = full.history_[: stopped.n_rounds_]  # the same rounds, but for their durations
+    assert stopped.history_ == [{**r, "dur": s["dur"]} for r, s in zip(kept, stopped.history_, strict=True)]
+    np.testing.assert_allclose(stopped.predict(), full.predict())
+
 # ----------------------------------------------------------------------------- formats
 def test_dataframe_in_dataframe_out_with_continued_index():
     df = _frame()
