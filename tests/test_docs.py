@@ -16,7 +16,6 @@ from pathlib import Path
 import pytest
 
 import tsattn
-
 from tests.helpers.product import require
 
 ROOT = Path(__file__).resolve().parents[1]

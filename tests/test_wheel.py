@@ -21,9 +21,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from tsattn._version import __version__
-
 from tests.helpers.product import require
+from tsattn._version import __version__
 
 ROOT = Path(__file__).resolve().parents[1]
 # what a source checkout holds that the build does not read (and is large or machine-made)

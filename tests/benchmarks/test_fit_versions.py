@@ -41,7 +41,7 @@ def test_fits_of_both_versions_are_interleaved_and_summarised(tmp_path, shared_d
     assert len(rows) == 4 and set(rows.beside) == {"none", "cpu_hog"} and (rows.n_steps == 3).all()
     assert (rows.torch_threads == 1).all()  # --threads reaches both workers
     # each pair of fits alternates which version goes first
-    firsts = rows.groupby((rows.index // 2))["version"].first().tolist()
+    firsts = rows.groupby(rows.index // 2)["version"].first().tolist()
     assert firsts == ["current", "baseline"]
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["none"]["datasets"] == 1 and "BasicMotions" in summary["slowdown_beside_cpu_hog_current"]
