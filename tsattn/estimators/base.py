@@ -136,8 +136,8 @@ class BaseTSEstimator(BaseEstimator):
         "sets."
     )
     patience: int | None = param(
-        30, [POSITIVE_INT, None], "Epochs without validation improvement before stopping (None: "
-        "never early); the best weights are restored either way."
+        30, [POSITIVE_INT, None], "Epochs (``TSForecaster``: validation rounds) without validation "
+        "improvement before stopping (None: never early); the best weights are restored either way."
     )
     device: str = param(
         "auto", [str, torch.device], "``'auto'`` (CUDA when present), ``'cpu'``, ``'cuda'`` or "
