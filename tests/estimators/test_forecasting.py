@@ -197,8 +197,10 @@ def test_default_fit_stops_after_patience_rounds_without_a_better_one():
     stopped = TSForecaster(**small).fit(noise)
     assert stopped.n_rounds_ == best[-1] + 8 and stopped.best_round_ == best[-1]
     kept = full.history_[: stopped.n_rounds_]  # the same rounds, but for their durations
-    assert stopped.history_ == [{**r, "dur": s["dur"]} for r, s in zip(kept, stopped.history_, strict=True)]
+    same = [{**r, "dur": s["dur"]} for r, s in zip(kept, stopped.history_, strict=True)]
+    assert stopped.history_ == same
     np.testing.assert_allclose(stopped.predict(), full.predict())
+
 
 # ----------------------------------------------------------------------------- formats
 def test_dataframe_in_dataframe_out_with_continued_index():

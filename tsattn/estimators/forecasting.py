@@ -53,8 +53,9 @@ class TSForecaster(WindowScores, BaseTSEstimator):
     ``fit`` trains on the stride-1 windows of one series (cut on the fly: memory does not grow
     with the window count) for a budget of optimiser steps (``max_steps='auto'``: ``n_steps_``),
     validated ``ROUNDS`` times on the end of the series (``validation_fraction``) or on ``y_val``
-    and keeping the best round's weights (stopping after ``patience`` rounds without a better one). Then, on the validation windows, the network's forecast
-    is blended with the ``anchor`` (``blend_``) and the errors calibrate the intervals of
+    and keeping the best round's weights (stopping after ``patience`` rounds without a better
+    one). Then, on the validation windows, the network's forecast is blended with the ``anchor``
+    (``blend_``) and the errors calibrate the intervals of
     :meth:`predict_quantiles` and :meth:`predict_interval`. With ``channel_independent``, a sample
     is one channel of one window and ``batch_size`` counts such univariate windows. :meth:`score`
     is the *negative* MSE; :meth:`mse` and :meth:`mae` the errors. The series is standardised per
