@@ -55,12 +55,12 @@ class TSForecaster(WindowScores, BaseTSEstimator):
     validated ``ROUNDS`` times on the end of the series (``validation_fraction``) or on ``y_val``
     and keeping the best round's weights (stopping after ``patience`` rounds without a better
     one). Then, on the validation windows, the network's forecast is blended with the ``anchor``
-    (``blend_``) and the errors calibrate the intervals of
-    :meth:`predict_quantiles` and :meth:`predict_interval`. With ``channel_independent``, a sample
-    is one channel of one window and ``batch_size`` counts such univariate windows. :meth:`score`
-    is the *negative* MSE; :meth:`mse` and :meth:`mae` the errors. The series is standardised per
-    channel with its training part's statistics (``channel_mean_``, ``channel_scale_``), the unit
-    of the loss and of the long-horizon benchmarks.
+    (``blend_``) and the errors calibrate the intervals of :meth:`predict_quantiles` and
+    :meth:`predict_interval`. With ``channel_independent``, a sample is one channel of one window
+    and ``batch_size`` counts such univariate windows. :meth:`score` is the *negative* MSE;
+    :meth:`mse` and :meth:`mae` the errors. The series is standardised per channel with its
+    training part's statistics (``channel_mean_``, ``channel_scale_``), the unit of the loss and of
+    the long-horizon benchmarks.
 
     Attributes
     ----------

@@ -41,7 +41,7 @@ def one(estimator: str, mode: str) -> dict:
 
         est = TSClassifier(max_steps=2, random_state=0, n_threads=1)
         est.fit(rng.standard_normal((275, 9, 144)).astype("float32"), rng.integers(0, 25, 275))
-        n = int(est.batch_size_) if hasattr(est, "batch_size_") else 32
+        n = int(est.batch_size_)  # batch_size='auto' resolved for this training set
         x, target = torch.randn(n, 144, 9), torch.randint(0, 25, (n,))
         loss_fn = torch.nn.functional.cross_entropy
     module = est.module_.train()
