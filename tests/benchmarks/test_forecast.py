@@ -202,6 +202,7 @@ def test_ctrl_c_stops_the_benchmark_and_keeps_finished_runs(tmp_path, ctrl_c_on_
     written = pd.read_csv(tmp_path / "results.csv")
     assert list(written.model) == ["naive_last", "seasonal_naive", "ar", "tsattn:softmax"]
     assert len(stop.value.partial) == 4
+    assert "after 4 of 6 fits" in str(stop.value)  # counted without a progress bar too
     assert json.loads((tmp_path / "config.json").read_text())["runs"][-1]["status"] == "interrupted"
 
 

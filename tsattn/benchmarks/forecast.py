@@ -332,9 +332,11 @@ def run_forecast_benchmark(
         jobs = (delayed(_fit_one_of)(config, frames, job, threads) for job in todo)
         yield from Parallel(n_jobs=n_jobs, return_as="generator_unordered")(jobs)
 
+    finished = 0  # the bar counts nothing when it is disabled (-q)
     try:
         for (source, horizon), (row, scores) in run():
             bar.update()
+            finished += 1
             data = cache(source)
             if row is None:
                 log(f"{data.name} {config.split} h={horizon} {scores}")
@@ -357,7 +359,7 @@ def run_forecast_benchmark(
         _write_config(out, config, command, status="interrupted")
         raise BenchmarkInterrupted(
             pd.read_csv(csv),
-            f"interrupted {running} after {bar.n} of {len(todo)} fits; finished fits are in "
+            f"interrupted {running} after {finished} of {len(todo)} fits; finished fits are in "
             f"{csv}; rerun the same command to resume.",
         ) from None
     bar.close()
