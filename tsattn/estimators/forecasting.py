@@ -18,7 +18,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from tsattn._validation import POSITIVE_INT
 from tsattn.attention import AttentionSpec
-from tsattn.estimators import _anchor, _intervals
+from tsattn.estimators import _anchor, _basis, _intervals
 from tsattn.estimators._windows import WindowScores, window_tensors
 from tsattn.estimators.base import ATTENTION, BaseTSEstimator
 from tsattn.estimators.params import declare, default, param
@@ -135,6 +135,14 @@ class TSForecaster(WindowScores, BaseTSEstimator):
         "``channel_independent`` and ``patch_len`` are unused and a batch holds ``batch_size // "
         "n_channels`` whole windows (``batch_size`` univariate series either way)."
     )
+    basis: str = param(
+        "time", [StrOptions({"time", "ortho"})], "The domain the network reads and forecasts in: "
+        "``'time'``, the steps; ``'ortho'``, OLinear's OrthoTrans (Yue et al. 2025): each "
+        "normalised context as its coefficients in the eigenbasis of the training series' "
+        "temporal correlation matrix (``basis_in``), the forecast as the coefficients of the "
+        "horizon's eigenbasis (``basis_out``), computed once per fit (:mod:`._basis`); with "
+        "``head='linear'`` only. The anchor reads the steps either way."
+    )
     channel_independent: bool = param(
         True, ["boolean"], "Encode each channel as its own univariate series with shared weights "
         "(PatchTST/DLinear style); False puts all channels of a time step in one token."
@@ -202,6 +210,13 @@ class TSForecaster(WindowScores, BaseTSEstimator):
         self._calibrate(train_data, valid_windows, rng)
         return self
 
+    def _pretrain(self, train_data: WindowData, rng: np.random.Generator) -> None:
+        """``basis='ortho'``: the network's bases from the training rows, before any step."""
+        if self.basis == "ortho":
+            series = train_data.x.double().cpu().numpy()
+            self.module_.set_basis(_basis.temporal_basis(series, self.context_length),
+                                   _basis.temporal_basis(series, self.horizon))  # fmt: skip
+
     def _season(self, train_data: WindowData) -> torch.Tensor | None:
         """``(period_, C)`` the profile the network's input is taken from, or None."""
         if not self.deseasonalize or self.period_ <= 1:
@@ -212,6 +227,9 @@ class TSForecaster(WindowScores, BaseTSEstimator):
 
     def _validate(self) -> AttentionSpec:
         spec = super()._validate()
+        if self.basis == "ortho" and self.head != "linear":
+            raise ValueError(f"basis='ortho' needs head='linear' (got head={self.head!r}): the "
+                             "Fourier head extrapolates steps, not basis coefficients.")
         if self.patch_len != "auto" and self.patch_len > self.context_length:
             raise ValueError(f"patch_len={self.patch_len} exceeds context_length="
                              f"{self.context_length}; choose a patch no longer than the context.")
@@ -254,7 +272,7 @@ class TSForecaster(WindowScores, BaseTSEstimator):
             instance_norm=bool(self.instance_norm), instance_norm_eps=float(self.instance_norm_eps),
             channel_independent=self._independent(), patch_len=self.patch_len_, tokens=self.tokens,
             anchor=self.anchor is not None, anchor_period=self.period_,
-            season_period=self.period_ if self.deseasonalize else 1,
+            season_period=self.period_ if self.deseasonalize else 1, basis=self.basis == "ortho",
             **self._trunk_params(spec),
         )  # fmt: skip
         return train_data, valid_windows, seed, rng

@@ -229,6 +229,11 @@ class ForecastingTransformer(EncoderTrunk):
         once given to :meth:`set_season`, the network's input is taken from and its forecast
         continued with (CycleNet's residual cycle around the transformer); before that the network
         reads its input as it is (the estimator trains it on series with the profile removed).
+    basis : room for orthogonal bases ``basis_in (context_length, context_length)`` and
+        ``basis_out (horizon, horizon)`` (identities until :meth:`set_basis`): the normalised window
+        is read as its coefficients ``basis_in @ x`` and the head's output as coefficients mapped
+        back to steps by ``basis_out.T`` (OLinear's OrthoTrans; the linear head only, since the
+        Fourier head extrapolates a sequence in time). The anchor reads the raw window.
     **trunk : the trunk's parameters (:class:`~tsattn.nn.trunk.EncoderTrunk`), every one given
         (the estimator declares the defaults). A length-dependent attention hyperparameter left
         None (``s3``'s ``max_len``) covers exactly the tokens of a window.
@@ -253,10 +258,14 @@ class ForecastingTransformer(EncoderTrunk):
         tokens: str = "patch",
         anchor_period: int = 1,
         season_period: int = 1,
+        basis: bool = False,
         **trunk: Any,
     ) -> None:
         if head not in FORECAST_HEADS:
             raise ValueError(f"head must be one of {FORECAST_HEADS}, got {head!r}.")
+        if basis and head != "linear":
+            raise ValueError("an orthogonal basis (basis=True) needs head='linear': the Fourier "
+                             "head extrapolates a sequence of steps, not basis coefficients.")
         if tokens not in FORECAST_TOKENS:
             raise ValueError(f"tokens must be one of {FORECAST_TOKENS}, got {tokens!r}.")
         variate = tokens == "variate"
@@ -300,6 +309,10 @@ class ForecastingTransformer(EncoderTrunk):
         if self.season_period > 1:
             self.register_buffer("season", torch.zeros(self.season_period, n_channels))
             self.register_buffer("season_active", torch.zeros((), dtype=torch.bool))
+        self.basis = bool(basis)
+        if self.basis:
+            self.register_buffer("basis_in", torch.eye(context_length))
+            self.register_buffer("basis_out", torch.eye(horizon))
 
     def set_anchor(self, weight: Any, bias: Any, cycle: Any = None) -> None:
         """The fitted anchor's ``weight (horizon, L)``, ``bias (horizon,)`` and seasonal profile
@@ -324,6 +337,21 @@ class ForecastingTransformer(EncoderTrunk):
         self.season.copy_(torch.as_tensor(profile))
         self.season_active.fill_(True)
 
+    @torch.no_grad()
+    def set_basis(self, basis_in: Any, basis_out: Any) -> None:
+        """The orthogonal matrices ``basis_in (context_length, context_length)`` and ``basis_out
+        (horizon, horizon)`` (rows: basis vectors) the network reads and writes in (``basis=True``
+        only); set before training."""
+        if not getattr(self, "basis", False):
+            raise ValueError("this network was built with basis=False: it has no basis to set.")
+        for name, value in (("basis_in", basis_in), ("basis_out", basis_out)):
+            buffer = getattr(self, name)
+            value = torch.as_tensor(value)
+            if tuple(value.shape) != tuple(buffer.shape):
+                raise ValueError(f"{name} has shape {tuple(value.shape)}; this network needs "
+                                 f"{tuple(buffer.shape)}.")
+            buffer.copy_(value)
+
     def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None,
                 parts: bool = False) -> torch.Tensor | tuple[torch.Tensor, ...]:  # fmt: skip
         """``x (B, n, C)`` -> ``(B, horizon, C)``; windows are complete, so ``mask`` must be None.
@@ -342,6 +370,9 @@ class ForecastingTransformer(EncoderTrunk):
             mean = x.mean(dim=1, keepdim=True)
             std = torch.sqrt(x.var(dim=1, keepdim=True) + self.instance_norm_eps)  # unbiased, as Algorithm 3
             x = (x - mean) / std
+        basis = getattr(self, "basis", False)
+        if basis:  # (B, L, C): the coefficients of each channel's window
+            x = torch.einsum("kl,blc->bkc", self.basis_in.to(x.dtype), x)
         if self.channel_independent:
             x = x.permute(0, 2, 1).reshape(b * c, n, 1)
         h, _, _ = self.encode(x)
@@ -358,6 +389,8 @@ class ForecastingTransformer(EncoderTrunk):
             out = self.head(h)
         if self.channel_independent:
             out = out.reshape(b, c, self.horizon).permute(0, 2, 1)
+        if basis:  # coefficients (B, H, C) back to steps
+            out = torch.einsum("kh,bkc->bhc", self.basis_out.to(out.dtype), out)
         if self.instance_norm:
             out = out * std + mean
         if profile is not None:
