@@ -329,6 +329,9 @@ def test_bad_input_at_predict():
         ({"instance_norm_eps": 0}, "instance_norm_eps must be a finite number > 0"),
         ({"instance_norm_eps": float("nan")}, "instance_norm_eps"),
         ({"patch_len": 17}, "patch_len=17 exceeds context_length=16"),
+        ({"patch_levels": 0}, "patch_levels"),
+        ({"patch_levels": 2, "head": "fourier"}, "patch_levels=2 needs tokens='patch' and head='linear'"),
+        ({"patch_levels": 2, "tokens": "variate"}, "patch_levels=2 needs tokens='patch'"),
     ],
 )
 def test_bad_parameters(params, match):
@@ -425,3 +428,15 @@ def test_variate_tokens_keep_wide_data_small():
                                  tokens="variate").eval()  # fmt: skip
     with torch.inference_mode():
         assert net(torch.randn(8, 96, 862)).shape == (8, 24, 862)
+
+
+def test_multiscale_patch_tokens_add_the_pooled_views():
+    """``patch_levels=3``: patches of the window and of its 2- and 4-step means (16 steps in
+    patches of 4: 4 + 2 + 1 tokens), attended together, through fit, predict and pickling."""
+    y = _frame().to_numpy()
+    f = TSForecaster(**TINY, patch_levels=3).fit(y)
+    assert f.module_.n_tokens == f.module_.tokenizer.n_tokens(16) == 7
+    assert f.module_.tokenizer.scales == (1, 2, 4)
+    pred = f.predict()
+    assert pred.shape == (6, 2) and np.isfinite(pred).all()
+    np.testing.assert_allclose(pickle.loads(pickle.dumps(f)).predict(), pred, rtol=1e-5, atol=1e-6)

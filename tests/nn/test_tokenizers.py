@@ -1,10 +1,20 @@
-"""Tokeniser sizing: the arguments ``tokenizer_sizes`` gives fit the longest series into the budget."""
+"""Tokeniser sizing (the arguments ``tokenizer_sizes`` gives fit the longest series into the
+budget) and the multi-scale patch tokens against pooling by hand."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
+import torch
 
-from tsattn.nn.tokenizers import TOKENIZERS, token_steps, tokenizer_factory, tokenizer_sizes
+from tsattn.nn.tokenizers import (
+    TOKENIZERS,
+    MultiScalePatchTokenizer,
+    PatchTokenizer,
+    token_steps,
+    tokenizer_factory,
+    tokenizer_sizes,
+)
 
 STEM = {"min_width": 4, "input_blocks": 0, "diff": False}
 
@@ -26,3 +36,44 @@ def test_only_the_stem_tokenizers_take_the_stem_and_a_bad_name_is_refused():
     assert tokenizer_sizes("step", 100, 32, STEM) == {} and token_steps({}) == 1
     with pytest.raises(ValueError, match="tokenizer must be one of"):
         tokenizer_sizes("conv2", 100, 32)
+
+
+def _pooled(x, s):
+    """Reference pooling: left-pad by repeating the first step to a multiple of ``s``, then the
+    mean of each run of ``s`` steps (numpy, float64)."""
+    pad = -x.shape[1] % s
+    x = np.concatenate([np.repeat(x[:, :1], pad, axis=1), x], axis=1)
+    return x.reshape(x.shape[0], -1, s, x.shape[2]).mean(axis=2)
+
+
+@pytest.mark.parametrize("length", [16, 21, 36, 96])
+def test_multiscale_patches_are_patches_of_the_pooled_window(length):
+    """Each scale's tokens are a plain PatchTokenizer's on the pooled window, plus its scale
+    embedding; the count is ``n_tokens``; scale 1 alone is the PatchTokenizer."""
+    torch.manual_seed(0)
+    tok = MultiScalePatchTokenizer(2, 8, patch_len=4, scales=(1, 2, 4))
+    with torch.no_grad():
+        tok.scale_embedding.normal_()
+    x = torch.randn(3, length, 2, dtype=torch.float64)
+    tok = tok.double()
+    tokens, mask = tok(x)
+    assert mask is None and tokens.shape == (3, tok.n_tokens(length), 8)
+    start = 0
+    for k, s in enumerate((1, 2, 4)):
+        ref, _ = tok.patches[k](torch.from_numpy(_pooled(x.numpy(), s)))
+        ref = ref + tok.scale_embedding[k]
+        torch.testing.assert_close(tokens[:, start : start + ref.shape[1]], ref)
+        start += ref.shape[1]
+    assert start == tokens.shape[1]
+    single = MultiScalePatchTokenizer(2, 8, patch_len=4, scales=(1,)).double()
+    plain = PatchTokenizer(2, 8, patch_len=4).double()
+    plain.load_state_dict({k.removeprefix("patches.0."): v for k, v in single.state_dict().items()
+                           if k.startswith("patches.0.")})  # fmt: skip
+    torch.testing.assert_close(single(x)[0], plain(x)[0])  # the scale embedding starts at zero
+
+
+def test_multiscale_tokenizer_refuses_bad_scales_and_masks():
+    with pytest.raises(ValueError, match="distinct integers >= 1"):
+        MultiScalePatchTokenizer(1, 8, scales=(1, 1))
+    with pytest.raises(ValueError, match="mask must be None"):
+        MultiScalePatchTokenizer(1, 8)(torch.randn(2, 16, 1), torch.ones(2, 16, dtype=torch.bool))

@@ -135,6 +135,13 @@ class TSForecaster(WindowScores, BaseTSEstimator):
         "``channel_independent`` and ``patch_len`` are unused and a batch holds ``batch_size // "
         "n_channels`` whole windows (``batch_size`` univariate series either way)."
     )
+    patch_levels: int = param(
+        1, [Interval(Integral, 1, 6, closed="both")], "Resolutions of the patch tokens (TimeMixer's "
+        "multi-scale view, Wang et al. 2024): ``1``, patches of the window's steps; ``k > 1`` "
+        "adds the window average-pooled by 2, 4, ..., ``2**(k-1)`` steps, cut into patches of "
+        "``patch_len`` pooled steps with an embedding per resolution, all attended together; "
+        "patch tokens and ``head='linear'`` only."
+    )
     basis: str = param(
         "time", [StrOptions({"time", "ortho"})], "The domain the network reads and forecasts in: "
         "``'time'``, the steps; ``'ortho'``, OLinear's OrthoTrans (Yue et al. 2025): each "
@@ -227,6 +234,9 @@ class TSForecaster(WindowScores, BaseTSEstimator):
 
     def _validate(self) -> AttentionSpec:
         spec = super()._validate()
+        if self.patch_levels > 1 and (self.head != "linear" or self.tokens != "patch"):
+            raise ValueError(f"patch_levels={self.patch_levels} needs tokens='patch' and "
+                             f"head='linear' (got tokens={self.tokens!r}, head={self.head!r}).")
         if self.basis == "ortho" and self.head != "linear":
             raise ValueError(f"basis='ortho' needs head='linear' (got head={self.head!r}): the "
                              "Fourier head extrapolates steps, not basis coefficients.")
@@ -273,6 +283,7 @@ class TSForecaster(WindowScores, BaseTSEstimator):
             channel_independent=self._independent(), patch_len=self.patch_len_, tokens=self.tokens,
             anchor=self.anchor is not None, anchor_period=self.period_,
             season_period=self.period_ if self.deseasonalize else 1, basis=self.basis == "ortho",
+            patch_levels=int(self.patch_levels),
             **self._trunk_params(spec),
         )  # fmt: skip
         return train_data, valid_windows, seed, rng

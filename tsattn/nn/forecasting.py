@@ -17,7 +17,7 @@ import torch
 from torch import nn
 
 from tsattn.layers import Dropout
-from tsattn.nn.tokenizers import PatchTokenizer, VariateTokenizer
+from tsattn.nn.tokenizers import MultiScalePatchTokenizer, PatchTokenizer, VariateTokenizer
 from tsattn.nn.trunk import EncoderTrunk
 
 __all__ = [
@@ -229,6 +229,10 @@ class ForecastingTransformer(EncoderTrunk):
         once given to :meth:`set_season`, the network's input is taken from and its forecast
         continued with (CycleNet's residual cycle around the transformer); before that the network
         reads its input as it is (the estimator trains it on series with the profile removed).
+    patch_levels : resolutions of the patch tokens: ``1``, the window's steps; ``k > 1`` adds the
+        window average-pooled by 2, 4, ..., ``2**(k-1)`` steps, each cut into patches of
+        ``patch_len`` pooled steps (:class:`~tsattn.nn.tokenizers.MultiScalePatchTokenizer`,
+        TimeMixer's multi-scale view); the linear head and patch tokens only.
     basis : room for orthogonal bases ``basis_in (context_length, context_length)`` and
         ``basis_out (horizon, horizon)`` (identities until :meth:`set_basis`): the normalised window
         is read as its coefficients ``basis_in @ x`` and the head's output as coefficients mapped
@@ -259,6 +263,7 @@ class ForecastingTransformer(EncoderTrunk):
         anchor_period: int = 1,
         season_period: int = 1,
         basis: bool = False,
+        patch_levels: int = 1,
         **trunk: Any,
     ) -> None:
         if head not in FORECAST_HEADS:
@@ -269,14 +274,22 @@ class ForecastingTransformer(EncoderTrunk):
         if tokens not in FORECAST_TOKENS:
             raise ValueError(f"tokens must be one of {FORECAST_TOKENS}, got {tokens!r}.")
         variate = tokens == "variate"
+        if patch_levels > 1 and (head != "linear" or variate):
+            raise ValueError("patch_levels > 1 needs patch tokens and head='linear': coarse "
+                             "tokens are neither steps to extrapolate nor channels.")
         if variate:  # a token per channel: every channel of a window at once
             channel_independent, patch_len = False, context_length
             tokenizer = partial(VariateTokenizer, n_channels, context_length=context_length)
             n_tokens = n_channels
         else:
             c = 1 if channel_independent else n_channels
-            tokenizer = partial(PatchTokenizer, c, patch_len=patch_len)
-            n_tokens = -(-context_length // patch_len)
+            if patch_levels > 1:
+                scales = tuple(2**k for k in range(int(patch_levels)))
+                tokenizer = partial(MultiScalePatchTokenizer, c, patch_len=patch_len, scales=scales)
+                n_tokens = sum(-(-(-(-context_length // s)) // patch_len) for s in scales)
+            else:
+                tokenizer = partial(PatchTokenizer, c, patch_len=patch_len)
+                n_tokens = -(-context_length // patch_len)
         super().__init__(tokenizer, max_len=context_length, **trunk)
         self.tokens = tokens
         self.n_channels = n_channels
@@ -296,7 +309,7 @@ class ForecastingTransformer(EncoderTrunk):
             else:
                 self.head = TokenForecastHead(self.d_model, horizon, self.dropout_rate)
         else:
-            self.pad = self.tokenizer.pad(context_length)
+            self.pad = self.tokenizer.pad(context_length) if head == "fourier" else 0
             if head == "fourier":
                 self.output_projection = nn.Linear(self.d_model, c * patch_len)
                 self.head = FourierExtrapolation(horizon, n_harm)
