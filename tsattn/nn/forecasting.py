@@ -286,11 +286,13 @@ class ForecastingTransformer(EncoderTrunk):
             if patch_levels > 1:
                 scales = tuple(2**k for k in range(int(patch_levels)))
                 tokenizer = partial(MultiScalePatchTokenizer, c, patch_len=patch_len, scales=scales)
-                n_tokens = sum(-(-(-(-context_length // s)) // patch_len) for s in scales)
+                n_tokens = None  # the tokeniser's count, once built
             else:
                 tokenizer = partial(PatchTokenizer, c, patch_len=patch_len)
                 n_tokens = -(-context_length // patch_len)
         super().__init__(tokenizer, max_len=context_length, **trunk)
+        if n_tokens is None:
+            n_tokens = self.tokenizer.n_tokens(context_length)
         self.tokens = tokens
         self.n_channels = n_channels
         self.horizon = horizon

@@ -123,7 +123,7 @@ class MultiScalePatchTokenizer(nn.Module):
         self.scale_embedding = nn.Parameter(torch.zeros(len(scales), d_model))
 
     def n_tokens(self, n: int) -> int:
-        return sum(p.n_tokens(-(-n // s)) for s, p in zip(self.scales, self.patches))
+        return sum(p.n_tokens(-(-n // s)) for s, p in zip(self.scales, self.patches, strict=True))
 
     def forward(
         self, x: torch.Tensor, mask: torch.Tensor | None = None
@@ -133,7 +133,7 @@ class MultiScalePatchTokenizer(nn.Module):
             raise ValueError("MultiScalePatchTokenizer takes complete windows: mask must be None.")
         b, n, c = x.shape
         tokens = []
-        for k, (s, patches) in enumerate(zip(self.scales, self.patches)):
+        for k, (s, patches) in enumerate(zip(self.scales, self.patches, strict=True)):
             pad = -n % s
             xs = torch.cat([x[:, :1].expand(-1, pad, -1), x], dim=1) if pad else x
             xs = xs.reshape(b, (n + pad) // s, s, c).mean(dim=2)  # (B, ceil(N / s), C)
