@@ -140,7 +140,9 @@ class TSForecaster(WindowScores, BaseTSEstimator):
         "multi-scale view, Wang et al. 2024): ``1``, patches of the window's steps; ``k > 1`` "
         "adds the window average-pooled by 2, 4, ..., ``2**(k-1)`` steps, cut into patches of "
         "``patch_len`` pooled steps with an embedding per resolution, all attended together; "
-        "patch tokens and ``head='linear'`` only."
+        "patch tokens and ``head='linear'`` only. On validation ``3`` lowered the MSE 0.5% over "
+        "3 seeds (ETTm1 1.1% higher), within the seeds' spread, for 1.17 times the fit time "
+        "(``docs/results/forecast_defaults/``)."
     )
     basis: str = param(
         "time", [StrOptions({"time", "ortho"})], "The domain the network reads and forecasts in: "
@@ -148,7 +150,9 @@ class TSForecaster(WindowScores, BaseTSEstimator):
         "normalised context as its coefficients in the eigenbasis of the training series' "
         "temporal correlation matrix (``basis_in``), the forecast as the coefficients of the "
         "horizon's eigenbasis (``basis_out``), computed once per fit (:mod:`._basis`); with "
-        "``head='linear'`` only. The anchor reads the steps either way."
+        "``head='linear'`` only. The anchor reads the steps either way. With ``tokens='variate'`` "
+        "(OLinear's own layout) 0.99 of the default's validation MSE over 3 seeds, all of it on "
+        "Exchange (-10%; ILI +7%), in a third of the fit time (``docs/results/forecast_defaults/``)."
     )
     channel_independent: bool = param(
         True, ["boolean"], "Encode each channel as its own univariate series with shared weights "
