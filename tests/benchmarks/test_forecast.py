@@ -561,6 +561,25 @@ def test_a_zoo_of_attentions_and_heads_is_compared_with_softmax_and_the_linear_h
     assert sorted(table["mean_rank"]) == [1.0, 2.0, 3.0, 4.0]
     report = (tmp_path / "results.md").read_text()
     assert "Settings compared (test split)" in report and (tmp_path / "plots" / "zoo_test.png").is_file()
+    assert "MSE relative to `tsattn:softmax/linear`" in report
+
+
+def test_the_settings_table_names_the_setting_its_ratios_are_relative_to(tmp_path):
+    """Without softmax/linear among them the first setting run is the reference, and the report
+    names it even when another setting ranks first (it once named the best ranked)."""
+    from tsattn.benchmarks.forecast_report import _zoo, zoo_baseline
+
+    rows = [dict(dataset="ETTh1", split="test", horizon=h, model=m, seed=0, mse=mse, status="ok",
+                 fit_s=1.0, blend=0.5)
+            for h in (96, 192) for m, mse in (("tsattn:softmax", 1.0), ("tsattn:softmax[b]", 0.5))]
+    results = pd.DataFrame(rows)
+    assert zoo_baseline(results) == "tsattn:softmax"
+    report = "\n".join(_zoo(results, tmp_path))
+    assert "MSE relative to `tsattn:softmax` per dataset" in report
+    assert "| tsattn:softmax[b] | 0.500 |" in report  # ranked first, relative to the reference
+
+
+def test_bad_heads_are_refused(tmp_path):
     with pytest.raises(ValueError, match="heads must be some of"):
         _run(_config(heads=["flat"]), tmp_path / "bad")
 
