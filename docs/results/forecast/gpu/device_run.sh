@@ -11,7 +11,9 @@
 #   SECONDS  wall-clock budget of the benchmark commands (default 540): each is stopped at its
 #            share and a rerun resumes it
 # Environment: DEVICE (default cuda), JOBS (fits at once, default 14), EXTRA (more bench options,
-# e.g. a short --param max_steps=20 --peer-steps 20 to rehearse the script on a CPU).
+# e.g. a short --param max_steps=20 --peer-steps 20 to rehearse the script on a CPU), RESUME (a
+# folder holding an earlier run's results.csv and config.json, e.g. docs/results/forecast/gpu:
+# its finished fits are skipped, so a later lease goes on where the last one stopped).
 set -uo pipefail
 out=${1:?usage: device_run.sh OUT WHEELS DATA [SECONDS]}
 whl=${2:?WHEELS}
@@ -24,6 +26,7 @@ start=$(date +%s)
 here=$(cd "$(dirname "$0")" && pwd)
 res=$(mktemp -d)/forecast_gpu
 mkdir -p "$out" "$res"
+if [ -n "${RESUME:-}" ]; then cp "$RESUME/results.csv" "$RESUME/config.json" "$res/"; fi
 site=$(mktemp -d)/site
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
     --target "$site" "$whl"/*.whl || echo "wheels did not install: the peers will be skipped"
