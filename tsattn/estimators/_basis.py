@@ -15,18 +15,17 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["MIN_VARIANCE", "temporal_basis", "temporal_correlation"]
+__all__ = ["MIN_VARIANCE", "temporal_bases", "temporal_basis", "temporal_correlation"]
 
 #: Channels whose training variance is below this (standardised units) carry no correlation and
 #: are left out of the average (OLinear skips lag matrices with a diagonal below 1e-4).
 MIN_VARIANCE = 1e-4
 
 
-def temporal_correlation(series: np.ndarray, length: int) -> np.ndarray:
-    """``(length, length)`` Toeplitz correlation matrix of lags ``0 .. length - 1``: each channel's
-    autocorrelation (biased estimator: sums over the overlapping rows divided by ``T``, which keeps
-    the matrix positive semi-definite), averaged over the channels of ``series (T, C)`` whose
-    variance is at least :data:`MIN_VARIANCE`. Identity when none is, or ``T < 2``."""
+def _mean_acf(series: np.ndarray, length: int) -> np.ndarray | None:
+    """``(length,)`` the autocorrelation at lags ``0 .. length - 1`` (biased estimator: sums over
+    the overlapping rows divided by ``T``), averaged over the channels of ``series (T, C)`` whose
+    variance is at least :data:`MIN_VARIANCE`; None when none is, or ``T < 2``."""
     x = np.asarray(series, dtype=np.float64)
     if x.ndim == 1:
         x = x[:, None]
@@ -35,7 +34,7 @@ def temporal_correlation(series: np.ndarray, length: int) -> np.ndarray:
     var = x.var(axis=0) if n else np.zeros(x.shape[1])
     keep = var >= MIN_VARIANCE
     if n < 2 or not keep.any():
-        return np.eye(length)
+        return None
     x = x[:, keep] / np.sqrt(var[keep])
     size = 1 << int(np.ceil(np.log2(2 * n)))  # zero-padded: no circular wrap-around
     spec = np.fft.rfft(x, n=size, axis=0)
@@ -43,14 +42,40 @@ def temporal_correlation(series: np.ndarray, length: int) -> np.ndarray:
     acf = np.zeros(length)
     lags = min(length, n)
     acf[:lags] = acov[:lags].mean(axis=1)
+    return acf
+
+
+def _toeplitz(acf: np.ndarray | None, length: int) -> np.ndarray:
+    """``R[i, j] = acf(|i - j|)`` over ``length`` lags; the identity for ``acf`` None."""
+    if acf is None:
+        return np.eye(length)
     lag = np.arange(length)
     return acf[np.abs(lag[:, None] - lag[None, :])]
+
+
+def temporal_correlation(series: np.ndarray, length: int) -> np.ndarray:
+    """``(length, length)`` Toeplitz correlation matrix of lags ``0 .. length - 1``: each channel's
+    autocorrelation (biased estimator, which keeps the matrix positive semi-definite), averaged
+    over the channels of ``series (T, C)`` whose variance is at least :data:`MIN_VARIANCE`.
+    Identity when none is, or ``T < 2``."""
+    return _toeplitz(_mean_acf(series, length), length)
+
+
+def _eigenbasis(correlation: np.ndarray) -> np.ndarray:
+    values, vectors = np.linalg.eigh(correlation)
+    order = np.argsort(values, kind="stable")[::-1]
+    return np.ascontiguousarray(vectors[:, order].T)
 
 
 def temporal_basis(series: np.ndarray, length: int) -> np.ndarray:
     """``(length, length)`` orthogonal matrix whose rows are the eigenvectors of
     :func:`temporal_correlation`, the largest eigenvalue first (OLinear's ``Q``): the coefficients
     of a window ``w (length,)`` are ``Q @ w`` and ``Q.T @ coefficients`` gives it back."""
-    values, vectors = np.linalg.eigh(temporal_correlation(series, length))
-    order = np.argsort(values, kind="stable")[::-1]
-    return np.ascontiguousarray(vectors[:, order].T)
+    return _eigenbasis(temporal_correlation(series, length))
+
+
+def temporal_bases(series: np.ndarray, *lengths: int) -> list[np.ndarray]:
+    """:func:`temporal_basis` for each of ``lengths`` (the context's and the horizon's), from one
+    autocorrelation of ``series`` up to the longest."""
+    acf = _mean_acf(series, max(lengths))
+    return [_eigenbasis(_toeplitz(None if acf is None else acf[:k], k)) for k in lengths]

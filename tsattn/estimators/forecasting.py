@@ -225,8 +225,7 @@ class TSForecaster(WindowScores, BaseTSEstimator):
         """``basis='ortho'``: the network's bases from the training rows, before any step."""
         if self.basis == "ortho":
             series = train_data.x.double().cpu().numpy()
-            self.module_.set_basis(_basis.temporal_basis(series, self.context_length),
-                                   _basis.temporal_basis(series, self.horizon))  # fmt: skip
+            self.module_.set_basis(*_basis.temporal_bases(series, self.context_length, self.horizon))
 
     def _season(self, train_data: WindowData) -> torch.Tensor | None:
         """``(period_, C)`` the profile the network's input is taken from, or None."""
