@@ -127,6 +127,43 @@ def _seasonal(n=2000, period=52, seed=0, start="2000-01-02"):
     return pd.DataFrame(values, index=pd.date_range(start, periods=n, freq="W"), columns=["a", "b"])
 
 
+@pytest.mark.parametrize("anchor", ["linear", "ncycle"])
+def test_anchor_refit_fits_the_chosen_anchor_again_on_every_row(anchor):
+    """``anchor_refit``: the same choice, blend and intervals as without it, then the chosen anchor
+    refitted on the training and validation rows as one series (the series' own tail, or a
+    ``y_val`` that continues ``y``), against ``_anchor.fit_anchor`` on those rows; a ``y_val`` that
+    does not continue ``y`` leaves the anchor as fitted on ``y``."""
+    y = _seasonal(n=600, period=7)
+    params = dict(TINY, horizon=5, context_length=21, anchor=anchor, period=7)
+    plain = TSForecaster(**params).fit(y)
+    refit = TSForecaster(**params, anchor_refit=True).fit(y)
+    assert (plain.anchor_refit_, refit.anchor_refit_) == (False, True)
+    assert (refit.anchor_, refit.blend_) == (plain.anchor_, plain.blend_)
+    np.testing.assert_array_equal(refit.interval_table_, plain.interval_table_)
+    rows = (y.to_numpy() - refit.channel_mean_) / refit.channel_scale_
+    starts = np.arange(len(rows) - 21 - 5 + 1)
+    fit = _anchor.fit_anchor(anchor, rows, starts, 21, 5, 7, np.random.default_rng(0))
+    held = refit.module_.anchor
+    np.testing.assert_allclose(held.weight.double().numpy(), fit.weight, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(held.bias.double().numpy(), fit.bias, rtol=1e-5, atol=1e-6)
+    if anchor == "ncycle":
+        np.testing.assert_allclose(held.cycle.double().numpy(), fit.cycle, rtol=1e-5, atol=1e-6)
+    assert not np.allclose(refit.predict(), plain.predict())
+
+    train, val = y.iloc[:500], y.iloc[500 - 21 :]  # continues: refitted on all 600 rows
+    joined = TSForecaster(**params, anchor_refit=True).fit(train, y_val=val)
+    assert joined.anchor_refit_
+    rows = (y.to_numpy() - joined.channel_mean_) / joined.channel_scale_  # train's statistics
+    fit = _anchor.fit_anchor(anchor, rows, starts, 21, 5, 7, np.random.default_rng(0))
+    np.testing.assert_allclose(joined.module_.anchor.weight.double().numpy(), fit.weight,
+                               rtol=1e-5, atol=1e-6)  # fmt: skip
+    apart = y.iloc[500 - 20 :]  # one row later: not a continuation, the anchor stays y's own
+    alone = TSForecaster(**params, anchor_refit=True).fit(train, y_val=apart)
+    kept = TSForecaster(**params).fit(train, y_val=apart)
+    assert not alone.anchor_refit_
+    np.testing.assert_array_equal(alone.predict(), kept.predict())
+
+
 def test_period_is_read_from_the_time_index_or_given():
     y = _seasonal(400)
     def fit(data, **kw):

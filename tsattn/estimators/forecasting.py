@@ -69,6 +69,7 @@ class TSForecaster(WindowScores, BaseTSEstimator):
     last_context_ : ndarray (context_length, n_channels), the end of the training series.
     patch_len_ : the patch length used (``patch_len='auto'``: ``context_length // 6``, at most 16).
     blend_, anchor_ : the network's share in the forecast (1 without anchor or validation data), the anchor used.
+    anchor_refit_ : whether the anchor was refitted on the validation rows too (``anchor_refit``).
     period_ : steps per season of the seasonal anchor (1: none; also when the training rows are
         fewer than two seasons).
     interval_table_, interval_floor_, interval_source_ : the calibrated normalised errors.
@@ -102,6 +103,15 @@ class TSForecaster(WindowScores, BaseTSEstimator):
         "the last value); ``'auto'``, "
         "the one whose blend errs least on validation (``anchor_``; the cycles among them where "
         "``period_ > 1``); None: the network alone."
+    )
+    anchor_refit: bool = param(
+        False, ["boolean"], "Once the anchor and ``blend_`` are chosen on the validation windows, "
+        "refit the chosen anchor (its ridge and seasonal profile) on every row, the validation rows "
+        "included, as a cross-validated model is refitted on all its data (``anchor_refit_``): the "
+        "latest rows are the ones the anchor otherwise never learns from. Only where the "
+        "validation rows continue the training rows (the series' own tail, or a ``y_val`` whose "
+        "first ``context_length`` rows are the last of ``y``); the intervals keep the errors of "
+        "the anchor fitted without them."
     )
     period: int | str | None = param(
         "auto", [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"}), None],
@@ -351,6 +361,23 @@ class TSForecaster(WindowScores, BaseTSEstimator):
             self.context_length, self.horizon, rng, max(1, MAX_VALID_SAMPLES // self.n_channels_))
         self.interval_table_, self.interval_floor_ = _intervals.calibrate(
             contexts, forecast, targets, crossfit)  # fmt: skip
+        self.anchor_refit_ = False
+        if self.anchor_ is not None and self.anchor_refit and valid_windows is not None:
+            self._refit_anchor(train_data.x, valid_windows.x, rng)
+
+    def _refit_anchor(self, train: torch.Tensor, valid: torch.Tensor,
+                      rng: np.random.Generator) -> None:  # fmt: skip
+        """``anchor_refit``: the chosen anchor fitted again on the rows of ``train (T, C)`` and
+        ``valid (V, C)`` as one series, when ``valid`` starts with ``train``'s last
+        ``context_length`` rows (it continues it); nothing otherwise."""
+        n = self.context_length
+        if len(train) < n or not torch.equal(valid[:n], train[-n:]):
+            return
+        rows = torch.cat([train, valid[n:]]).double().cpu().numpy()
+        starts = np.arange(len(rows) - n - self.horizon + 1)
+        fit = _anchor.fit_anchor(self.anchor_, rows, starts, n, self.horizon, self.period_, rng)
+        self.module_.set_anchor(fit.weight, fit.bias, fit.cycle)
+        self.anchor_refit_ = True
 
     def _scale(self, values: np.ndarray) -> np.ndarray:
         return (values - self.channel_mean_) / self.channel_scale_
