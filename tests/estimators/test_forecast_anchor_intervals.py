@@ -56,6 +56,39 @@ def test_nlinear_anchor_is_the_level_free_ridge_and_follows_a_shifted_level():
     assert pulled[:, -1].max() < 0.8 * 25.0  # the AR(1) ridge reverts towards the training level
 
 
+@pytest.mark.parametrize("relative", [False, True])
+def test_recency_weighted_ridge_matches_the_weighted_normal_equations(relative):
+    """``recency``: the ridge of the rows weighted ``exp(-age / (recency * T))`` (scaled to mean
+    1), written out with the weights as a diagonal matrix; a regime change makes the weighted fit
+    follow the recent regime, the plain one the average."""
+    rng = np.random.default_rng(2)
+    n, length, horizon = 900, 8, 3
+    series = np.zeros((n, 2))
+    for t in range(1, n):  # persistence 0.2 in the first two thirds, 0.9 after
+        series[t] = (0.2 if t < 600 else 0.9) * series[t - 1] + rng.normal(size=2)
+    starts = np.arange(n - length - horizon + 1)
+    weight, bias = _anchor.fit_linear_anchor(series, starts, length, horizon, rng,
+                                             relative=relative, recency=0.1)  # fmt: skip
+    windows = series[starts[:, None] + np.arange(length + horizon)]  # (n, L + h, C)
+    rows = windows.transpose(0, 2, 1).reshape(-1, length + horizon)  # window-major, channel-minor
+    age = np.repeat(n - (starts + length + horizon), 2)
+    w = np.exp(-age / (0.1 * n))
+    w /= w.mean()
+    last = rows[:, length - 1 : length] if relative else 0.0
+    x = np.concatenate([rows[:, :length] - last, np.ones((len(rows), 1))], axis=1)
+    lam = (_anchor.RIDGE_LEVEL_FREE if relative else _anchor.RIDGE) * len(rows)
+    penalty = np.diag([lam] * length + [0.0])
+    coef = np.linalg.solve(x.T @ (w[:, None] * x) + penalty, x.T @ (w[:, None] * (rows[:, length:] - last)))
+    expect = coef[:-1].T.copy()
+    if relative:
+        expect[:, -1] += 1.0 - expect.sum(axis=1)
+    np.testing.assert_allclose(weight, expect, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(bias, coef[-1], rtol=1e-8, atol=1e-10)
+    if not relative:
+        plain, _ = _anchor.fit_linear_anchor(series, starts, length, horizon, rng)
+        assert weight[0, -1] > 0.75 > plain[0, -1]  # the recent persistence, not the average
+
+
 def test_blend_is_the_clipped_least_squares_weight():
     net, anchor = np.array([1.0, 2.0]), np.array([0.0, 0.0])
     assert _anchor.fit_blend(net, anchor, 0.5 * net) == pytest.approx(0.5)
@@ -135,7 +168,7 @@ def test_anchor_refit_fits_the_chosen_anchor_again_on_every_row(anchor):
     does not continue ``y`` leaves the anchor as fitted on ``y``."""
     y = _seasonal(n=600, period=7)
     params = dict(TINY, horizon=5, context_length=21, anchor=anchor, period=7)
-    plain = TSForecaster(**params).fit(y)
+    plain = TSForecaster(**params, anchor_refit=False).fit(y)
     refit = TSForecaster(**params, anchor_refit=True).fit(y)
     assert (plain.anchor_refit_, refit.anchor_refit_) == (False, True)
     assert (refit.anchor_, refit.blend_) == (plain.anchor_, plain.blend_)
@@ -159,7 +192,7 @@ def test_anchor_refit_fits_the_chosen_anchor_again_on_every_row(anchor):
                                rtol=1e-5, atol=1e-6)  # fmt: skip
     apart = y.iloc[500 - 20 :]  # one row later: not a continuation, the anchor stays y's own
     alone = TSForecaster(**params, anchor_refit=True).fit(train, y_val=apart)
-    kept = TSForecaster(**params).fit(train, y_val=apart)
+    kept = TSForecaster(**params, anchor_refit=False).fit(train, y_val=apart)
     assert not alone.anchor_refit_
     np.testing.assert_array_equal(alone.predict(), kept.predict())
 

@@ -172,6 +172,8 @@ def test_defaults_are_the_validated_ones():
     f = TSForecaster()
     assert (f.attention, f.head, f.anchor, f.patch_len, f.max_steps) == (
         "softmax", "linear", "auto", "auto", "auto")
+    # docs/results/forecast_defaults/anchor_refit/: refitted on every row, recent windows weighted
+    assert (f.anchor_refit, f.anchor_recency) == (True, 0.125)
 
 
 def test_auto_budget_is_3000_steps_whatever_the_size():
