@@ -36,7 +36,7 @@ for h, tr, (st, wt), evals in by_horizon(full, vo, ctx, H):
     for name in ["last", "linear", "nlinear"] + (["cycle", "ncycle"] if P > 1 else []):
         cyc, rel = "cycle" in name, name.startswith("n")
         Q = _anchor.cycle_profile(tr, P) if cyc else None
-        prof = (lambda s, Q=Q: Q[(s[:, None] + np.arange(ctx + h)) % P]) if cyc else (lambda s: 0)
+        prof = (lambda s, Q=Q, h=h: Q[(s[:, None] + np.arange(ctx + h)) % P]) if cyc else (lambda s: 0)
         lam = _anchor.RIDGE_LEVEL_FREE if rel else _anchor.RIDGE
         R = None if name == "last" else ridge_rows(wt, st, prof, rel, ctx, h)
         coef = None if R is None else wridge(R[:, :ctx], R[:, ctx:], np.ones(len(R)), lam)
@@ -50,7 +50,7 @@ for h, tr, (st, wt), evals in by_horizon(full, vo, ctx, H):
         w = np.exp(-age / (tau * len(full)))
         w = w / w.mean()
         Q = _anchor.cycle_profile(full, P) if cyc else None
-        prof = (lambda s, Q=Q: Q[(s[:, None] + np.arange(ctx + h)) % P]) if cyc else (lambda s: 0)
+        prof = (lambda s, Q=Q, h=h: Q[(s[:, None] + np.arange(ctx + h)) % P]) if cyc else (lambda s: 0)
         R = None if pick == "last" else ridge_rows(wf, sf, prof, rel, ctx, h)
         coef = None if R is None else wridge(R[:, :ctx], R[:, ctx:], np.repeat(w, full.shape[1]), lam)
         out[tau] = score(pick, coef, {"val": evals["val"]}, prof, cyc, rel, ctx, h)["val"]

@@ -29,7 +29,7 @@ for h, tr, (st, wt), evals in by_horizon(full, vo, ctx, H):
         res = {}
         for part, rows, (s, w) in (("today", tr, (st, wt)), ("refit", full, (sf, wf))):
             Q = _anchor.cycle_profile(rows, P) if cyc else None
-            prof = (lambda s, Q=Q: Q[(s[:, None] + np.arange(ctx + h)) % P]) if cyc else (lambda s: 0)
+            prof = (lambda s, Q=Q, h=h: Q[(s[:, None] + np.arange(ctx + h)) % P]) if cyc else (lambda s: 0)
             R = ridge_rows(w, s, prof, rel, ctx, h) if name != "last" else None
             coef = None if R is None else ridge(R[:, :ctx], R[:, ctx:], lam)
             res[part] = score(name, coef, evals, prof, cyc, rel, ctx, h)
