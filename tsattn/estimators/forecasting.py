@@ -360,18 +360,18 @@ class TSForecaster(WindowScores, BaseTSEstimator):
         valid_data = windows.sample(max(1, MAX_VALID_SAMPLES // self.n_channels_), rng)
         contexts, targets = (t.double().cpu().numpy() for t in (valid_data.x, valid_data.y))
         forecast = self._predict_tensor(valid_data).double().numpy()
+        series, starts = train_data.x.double().cpu().numpy(), train_data.starts.cpu().numpy()
         self.blend_, self.anchor_ = 1.0, None
         if self.anchor is not None:
             fit, self.blend_, forecast = _anchor.choose(
-                self.anchor, train_data.x.double().cpu().numpy(), train_data.starts.cpu().numpy(),
-                self.period_, contexts, targets, forecast, rng,
+                self.anchor, series, starts, self.period_, contexts, targets, forecast, rng,
                 self.interval_source_ == "validation", self.anchor_recency)  # fmt: skip
             self.anchor_ = fit.name
             self.module_.set_anchor(fit.weight, fit.bias, fit.cycle)
             self.module_.set_blend(self.blend_)
         crossfit = _anchor.crossfit_errors(
-            train_data.x.double().cpu().numpy(), train_data.starts.cpu().numpy(),
-            self.context_length, self.horizon, rng, max(1, MAX_VALID_SAMPLES // self.n_channels_))
+            series, starts, self.context_length, self.horizon, rng,
+            max(1, MAX_VALID_SAMPLES // self.n_channels_))
         self.interval_table_, self.interval_floor_ = _intervals.calibrate(
             contexts, forecast, targets, crossfit)  # fmt: skip
         self.anchor_refit_ = False
