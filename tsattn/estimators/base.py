@@ -271,43 +271,9 @@ class BaseTSEstimator(BaseEstimator):
         patience = self.patience if valid_data is not None else None
         budget = self._budget(len(train_data))
         self.max_steps_ = budget.steps
-        cap = torch.get_num_threads()  # the caller's own setting: "auto" never goes above it
-        self.n_threads_ = self._fit_threads()
-        with seeded(seed, self.device_), torch_threads(self.n_threads_):
-            self.module_ = self._build_network().to(self.device_)
-            fit_levels(self.module_, train_data)  # e.g. the random-kernel levels, before any training
-            self._pretrain(train_data, rng)
-            optimizer = adamw(self.module_.parameters(), lr=self.lr, weight_decay=self.weight_decay)
-
-            def finite_outputs() -> bool:
-                return bool(torch.isfinite(self._predict_tensor(train_data)).all())
-
-            keep_last = valid_data is None and self.lr_schedule == "warmup_cosine"
-            unit = "epoch" if budget.round_steps is None else "round"  # what a round is
-            callbacks: list[Callback] = [
-                EarlyStopping(self.module_, patience, keep_last=keep_last),
-                NaNGuard(self.module_, hint=f"lr={self.lr}", verify=finite_outputs, unit=unit),
-                LRScheduler(optimizer, self.lr_schedule, budget.rounds, patience, budget.steps,
-                            self.warmup),  # fmt: skip
-            ]
-            if self.n_threads == "auto" and self.device_.type == "cpu":
-                # as many threads as pay, within the cores free now and as neighbours come and go
-                callbacks.append(ThreadBudget(cap))
-            if self.verbose:
-                callbacks.append(ProgressBar(budget.rounds, f"fit {type(self).__name__}", unit))
-            try:
-                result = train(
-                    self.module_, self._loss, train_data, valid_data, optimizer=optimizer,
-                    max_rounds=budget.rounds, max_steps=budget.steps,
-                    round_steps=budget.round_steps, batch_size=self.batch_size_, rng=rng,
-                    transform=self._augmentation(), mix=self._mixing(),
-                    callbacks=[*callbacks, *(self.callbacks or ())], estimator=self,
-                    precision=self.precision, score_fn=self._score_fn,
-                    refresh_fixed=self._refresh_fixed(),
-                )  # fmt: skip
-            except TrainingDivergedError:
-                del self.module_  # never a fitted model that outputs NaN
-                raise
+        keep_last = valid_data is None and self.lr_schedule == "warmup_cosine"
+        self.module_, result = self._run(train_data, valid_data, budget, seed, rng, patience,
+                                         keep_last, "fit")  # fmt: skip
         self.history_ = result.history
         self.n_steps_ = result.n_steps
         self.interrupted_ = result.interrupted
@@ -317,6 +283,53 @@ class BaseTSEstimator(BaseEstimator):
             self.best_round_, self.n_rounds_ = result.best_round, len(result.history)
             self.round_steps_ = budget.round_steps
         return self
+
+    def _run(self, train_data: TensorData, valid_data: TensorData | None, budget: Budget,
+             seed: int, rng: np.random.Generator, patience: int | None, keep_last: bool,
+             label: str, max_rounds: int | None = None):  # fmt: skip
+        """``(module, TrainResult)``: a network built from ``network_params_`` and trained within
+        ``budget`` (at most ``max_rounds`` of its rounds; the learning-rate schedule is the whole
+        budget's either way) with the standard callbacks; ``keep_last`` keeps the final weights.
+        Sets ``n_threads_``."""
+        cap = torch.get_num_threads()  # the caller's own setting: "auto" never goes above it
+        self.n_threads_ = self._fit_threads()
+        with seeded(seed, self.device_), torch_threads(self.n_threads_):
+            module = self._build_network().to(self.device_)
+            self.module_ = module  # _pretrain and the finite-output check read it
+            fit_levels(module, train_data)  # e.g. the random-kernel levels, before any training
+            self._pretrain(train_data, rng)
+            optimizer = adamw(module.parameters(), lr=self.lr, weight_decay=self.weight_decay)
+
+            def finite_outputs() -> bool:
+                return bool(torch.isfinite(self._predict_tensor(train_data)).all())
+
+            unit = "epoch" if budget.round_steps is None else "round"  # what a round is
+            rounds = budget.rounds if max_rounds is None else min(max_rounds, budget.rounds)
+            callbacks: list[Callback] = [
+                EarlyStopping(module, patience, keep_last=keep_last),
+                NaNGuard(module, hint=f"lr={self.lr}", verify=finite_outputs, unit=unit),
+                LRScheduler(optimizer, self.lr_schedule, budget.rounds, patience, budget.steps,
+                            self.warmup),  # fmt: skip
+            ]
+            if self.n_threads == "auto" and self.device_.type == "cpu":
+                # as many threads as pay, within the cores free now and as neighbours come and go
+                callbacks.append(ThreadBudget(cap))
+            if self.verbose:
+                callbacks.append(ProgressBar(rounds, f"{label} {type(self).__name__}", unit))
+            try:
+                result = train(
+                    module, self._loss, train_data, valid_data, optimizer=optimizer,
+                    max_rounds=rounds, max_steps=budget.steps,
+                    round_steps=budget.round_steps, batch_size=self.batch_size_, rng=rng,
+                    transform=self._augmentation(), mix=self._mixing(),
+                    callbacks=[*callbacks, *(self.callbacks or ())], estimator=self,
+                    precision=self.precision, score_fn=self._score_fn,
+                    refresh_fixed=self._refresh_fixed(),
+                )  # fmt: skip
+            except TrainingDivergedError:
+                del self.module_  # never a fitted model that outputs NaN
+                raise
+        return module, result
 
     def _fit_threads(self) -> int | None:
         """Torch threads for this fit, from ``n_threads``."""
