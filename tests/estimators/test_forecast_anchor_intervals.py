@@ -197,6 +197,46 @@ def test_anchor_refit_fits_the_chosen_anchor_again_on_every_row(anchor):
     np.testing.assert_array_equal(alone.predict(), kept.predict())
 
 
+def test_network_refit_trains_again_on_every_row_for_the_chosen_rounds(monkeypatch):
+    """``network_refit``: the selection fit as without it (rounds, anchor, blend, intervals), then a
+    second training run on the windows of the training and validation rows as one series, without
+    validation, for ``best_round_`` rounds of the same budget, keeping its last weights; the
+    forecast's anchor part unchanged, its network part the new network's; a ``y_val`` that does
+    not continue ``y`` leaves the model as without the option."""
+    runs = []
+    run = TSForecaster._run
+
+    def spy(self, train_data, valid_data, budget, *args, **kwargs):
+        runs.append((len(train_data), valid_data is None, budget, args[3], kwargs.get("max_rounds")))
+        return run(self, train_data, valid_data, budget, *args, **kwargs)
+
+    monkeypatch.setattr(TSForecaster, "_run", spy)
+    y = _seasonal(n=600, period=7)
+    params = dict(TINY, horizon=5, context_length=21, period=7, max_steps=60)
+    plain = TSForecaster(**params, network_refit=False).fit(y)
+    assert len(runs) == 1 and not plain.network_refit_
+    refit = TSForecaster(**params, network_refit=True).fit(y)
+    assert len(runs) == 3 and refit.network_refit_
+    (n_sel, no_val_sel, budget, keep_sel, _), (n_all, no_val, budget_all, keep_last, rounds) = runs[1:]
+    assert not no_val_sel and not keep_sel and no_val and keep_last and budget_all == budget
+    assert rounds == refit.best_round_ == plain.best_round_ >= 1
+    assert n_all == 2 * (600 - 21 - 5 + 1) > n_sel  # every window of the 600 rows, per channel
+    assert refit.refit_steps_ == min(budget.steps, rounds * budget.round_steps)
+    assert (refit.anchor_, refit.blend_, refit.best_round_) == (plain.anchor_, plain.blend_, plain.best_round_)
+    np.testing.assert_array_equal(refit.interval_table_, plain.interval_table_)
+    parts, plain_parts = refit.predict_components(), plain.predict_components()
+    np.testing.assert_array_equal(parts["anchor"], plain_parts["anchor"])
+    assert not np.allclose(parts["network"], plain_parts["network"])
+    again = TSForecaster(**params, network_refit=True).fit(y)
+    np.testing.assert_array_equal(again.predict(), refit.predict())  # reproducible
+
+    train, apart = y.iloc[:500], y.iloc[500 - 20 :]  # one row later: not a continuation
+    alone = TSForecaster(**params, network_refit=True).fit(train, y_val=apart)
+    kept = TSForecaster(**params, network_refit=False).fit(train, y_val=apart)
+    assert not alone.network_refit_
+    np.testing.assert_array_equal(alone.predict(), kept.predict())
+
+
 def test_period_is_read_from_the_time_index_or_given():
     y = _seasonal(400)
     def fit(data, **kw):
