@@ -125,7 +125,9 @@ class TSForecaster(WindowScores, BaseTSEstimator):
         "forecast with that network (``network_refit_``), as a cross-validated model is refitted "
         "on all its data; only where the validation rows continue the training rows (as "
         "``anchor_refit``). The blend and the intervals keep what the network fitted without them "
-        "did on the validation windows. About 1.5 times the fit time."
+        "did on the validation windows. On validation 1.012 of the MSE without it over 3 seeds "
+        "(ILI +4%, Exchange +2%, the ETT sets within 0.2%) in 1.5 times the fit time "
+        "(``docs/results/forecast_defaults/``)."
     )
     anchor_recency: float | None = param(
         None, [Interval(Real, 0, None, closed="neither"), None], "Weigh the anchor's ridge rows "
