@@ -25,7 +25,12 @@ from tsattn.estimators.base import ATTENTION, BaseTSEstimator
 from tsattn.estimators.params import declare, default, param
 from tsattn.io import series as series_io
 from tsattn.io import standardisation
-from tsattn.nn.forecasting import FORECAST_HEADS, FORECAST_TOKENS, ForecastingTransformer
+from tsattn.nn.forecasting import (
+    FORECAST_HEADS,
+    FORECAST_TOKENS,
+    INSTANCE_CENTERS,
+    ForecastingTransformer,
+)
 from tsattn.training import Budget, TrainingDivergedError, WindowData, autocast, resolve_device
 
 __all__ = ["TSForecaster"]
@@ -164,6 +169,12 @@ class TSForecaster(WindowScores, BaseTSEstimator):
         "``1e-5`` is RevIN's; ``1.0`` is Algorithm 3 of 002, a floor that leaves flat windows "
         "unscaled, which hurts where the scale drifts (``docs/results/forecast/``).",
         hint="1.0 is Algorithm 3 of 002, 1e-5 RevIN's.",
+    )
+    instance_center: str = param(
+        "mean", [StrOptions(set(INSTANCE_CENTERS))], "What the instance norm centres each window "
+        "on (the scale is the window's spread either way): ``'mean'``, its mean (RevIN); "
+        "``'last'``, its last value (NLinear), so the network's corrections start from "
+        "persistence rather than from the window's mean."
     )
     tokens: str = param(
         "patch", [StrOptions(set(FORECAST_TOKENS))], "How a window becomes tokens: ``'patch'``, "
@@ -354,6 +365,7 @@ class TSForecaster(WindowScores, BaseTSEstimator):
             n_channels=self.n_channels_, context_length=int(self.context_length),
             horizon=int(self.horizon), head=self.head, n_harm=int(self.n_harm),
             instance_norm=bool(self.instance_norm), instance_norm_eps=float(self.instance_norm_eps),
+            instance_center=self.instance_center,
             channel_independent=self._independent(), patch_len=self.patch_len_, tokens=self.tokens,
             anchor=self.anchor is not None, anchor_period=self.period_,
             season_period=self.period_ if self.deseasonalize else 1, basis=self.basis == "ortho",

@@ -23,6 +23,7 @@ from tsattn.nn.trunk import EncoderTrunk
 __all__ = [
     "FORECAST_HEADS",
     "FORECAST_TOKENS",
+    "INSTANCE_CENTERS",
     "FourierExtrapolation",
     "TokenForecastHead",
     "LinearAnchor",
@@ -38,6 +39,8 @@ __all__ = [
 FORECAST_HEADS = ("fourier", "linear")
 #: How a window becomes tokens: patches of steps (PatchTST), or a token per channel (iTransformer).
 FORECAST_TOKENS = ("patch", "variate")
+#: What the instance norm centres each window on: its mean (RevIN) or its last value (NLinear).
+INSTANCE_CENTERS = ("mean", "last")
 
 
 def lowest_frequency_indices(n: int, n_harm: int) -> torch.Tensor:
@@ -210,6 +213,9 @@ class ForecastingTransformer(EncoderTrunk):
         flatter than the globally standardised series are not scaled up); a small value such as
         ``1e-5`` is RevIN's (every window scaled to unit variance, so the network is equivariant to
         the window's level *and* scale).
+    instance_center : what each window is centred on before the scaling: ``"mean"``, its mean
+        (RevIN, Algorithm 3); ``"last"``, its last value (NLinear's subtraction), so a network
+        that outputs zeros forecasts the last value rather than the window's mean.
     channel_independent : encode every channel as its own univariate series with shared weights
         (the batch becomes ``B * n_channels`` series of one channel); otherwise one token holds every
         channel of a time step.
@@ -260,6 +266,7 @@ class ForecastingTransformer(EncoderTrunk):
         patch_len: int,
         anchor: bool,
         tokens: str = "patch",
+        instance_center: str = "mean",
         anchor_period: int = 1,
         season_period: int = 1,
         basis: bool = False,
@@ -271,6 +278,9 @@ class ForecastingTransformer(EncoderTrunk):
         if basis and head != "linear":
             raise ValueError("an orthogonal basis (basis=True) needs head='linear': the Fourier "
                              "head extrapolates a sequence of steps, not basis coefficients.")
+        if instance_center not in INSTANCE_CENTERS:
+            raise ValueError(f"instance_center must be one of {INSTANCE_CENTERS}, got "
+                             f"{instance_center!r}.")
         if tokens not in FORECAST_TOKENS:
             raise ValueError(f"tokens must be one of {FORECAST_TOKENS}, got {tokens!r}.")
         variate = tokens == "variate"
@@ -298,6 +308,7 @@ class ForecastingTransformer(EncoderTrunk):
         self.horizon = horizon
         self.instance_norm = instance_norm
         self.instance_norm_eps = float(instance_norm_eps)
+        self.instance_center = instance_center
         self.channel_independent = channel_independent
         self.context_length = context_length
         self.patch_len = patch_len
@@ -382,8 +393,11 @@ class ForecastingTransformer(EncoderTrunk):
             profile = seasonal_profile(season, window_phases(season, x), n + self.horizon)
             x = x - profile[:, :n]
         if self.instance_norm:
-            mean = x.mean(dim=1, keepdim=True)
             std = torch.sqrt(x.var(dim=1, keepdim=True) + self.instance_norm_eps)  # unbiased, as Algorithm 3
+            if getattr(self, "instance_center", "mean") == "last":  # models saved before it: mean
+                mean = x[:, -1:]
+            else:
+                mean = x.mean(dim=1, keepdim=True)
             x = (x - mean) / std
         basis = getattr(self, "basis", False)
         if basis:  # (B, L, C): the coefficients of each channel's window
