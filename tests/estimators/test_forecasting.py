@@ -104,10 +104,12 @@ def test_instance_norm_is_algorithm_3_with_its_eps(eps):
     np.testing.assert_allclose(seen[0].numpy(), ref.numpy(), rtol=1e-12)
 
 
-@pytest.mark.parametrize("center", ["mean", "last"])
+@pytest.mark.parametrize("center", ["mean", "last", "learned"])
 def test_instance_center_is_the_level_the_network_reads_and_forecasts_from(center):
     """The encoder sees ``(x - level) / sqrt(var + eps)`` with ``level`` the window's mean or last
-    value; a head that outputs zeros forecasts that level; the estimator passes its choice on."""
+    value (``'learned'``: the mean); a head that outputs zeros forecasts that level, or with
+    ``'learned'`` the mean moved toward the last value by ``level_mix`` at each step; the estimator
+    passes its choice on."""
     torch.manual_seed(0)
     net = ForecastingTransformer(3, 12, 4, **{**NET, "head": "linear", "channel_independent": False,
                                               "instance_center": center}).eval()  # fmt: skip
@@ -115,13 +117,20 @@ def test_instance_center_is_the_level_the_network_reads_and_forecasts_from(cente
     net.tokenizer.register_forward_hook(lambda mod, args, out: seen.append(args[0]))
     x = 5 + 3 * torch.randn(2, 12, 3, dtype=torch.float64)
     net.double()(x)
-    level = x.mean(1, keepdim=True) if center == "mean" else x[:, -1:]
+    mean, last = x.mean(1, keepdim=True), x[:, -1:]
+    level = last if center == "last" else mean
     ref = (x - level) / torch.sqrt(torch.var(x, 1, keepdim=True) + 1.0)
     np.testing.assert_allclose(seen[0].numpy(), ref.numpy(), rtol=1e-12)
     with torch.no_grad():
         net.head.linear.weight.zero_()
         net.head.linear.bias.zero_()
-        np.testing.assert_allclose(net(x).numpy(), level.expand(2, 4, 3).numpy(), rtol=1e-12)
+        forecast = level.expand(2, 4, 3)
+        if center == "learned":
+            np.testing.assert_allclose(net(x).numpy(), forecast.numpy(), rtol=1e-12)  # starts at 0
+            mix = torch.tensor([0.0, 0.5, 1.0, -0.25], dtype=torch.float64)
+            net.level_mix.copy_(mix)
+            forecast = mean + mix[:, None] * (last - mean)
+        np.testing.assert_allclose(net(x).numpy(), forecast.numpy(), rtol=1e-12)
     f = TSForecaster(**{**TINY, "instance_center": center}).fit(_frame().to_numpy())
     assert f.module_.instance_center == center
     with pytest.raises(ValueError, match="instance_center"):

@@ -174,7 +174,8 @@ class TSForecaster(WindowScores, BaseTSEstimator):
         "mean", [StrOptions(set(INSTANCE_CENTERS))], "What the instance norm centres each window "
         "on (the scale is the window's spread either way): ``'mean'``, its mean (RevIN); "
         "``'last'``, its last value (NLinear), so the network's corrections start from "
-        "persistence rather than from the window's mean."
+        "persistence rather than from the window's mean; ``'learned'``, its mean, the forecast's "
+        "level at each step moved toward the last value by a learned weight (0 at the start)."
     )
     tokens: str = param(
         "patch", [StrOptions(set(FORECAST_TOKENS))], "How a window becomes tokens: ``'patch'``, "

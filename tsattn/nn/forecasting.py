@@ -39,8 +39,9 @@ __all__ = [
 FORECAST_HEADS = ("fourier", "linear")
 #: How a window becomes tokens: patches of steps (PatchTST), or a token per channel (iTransformer).
 FORECAST_TOKENS = ("patch", "variate")
-#: What the instance norm centres each window on: its mean (RevIN) or its last value (NLinear).
-INSTANCE_CENTERS = ("mean", "last")
+#: What the instance norm centres each window on: its mean (RevIN), its last value (NLinear), or
+#: its mean with a learned pull of the forecast's level toward the last value.
+INSTANCE_CENTERS = ("mean", "last", "learned")
 
 
 def lowest_frequency_indices(n: int, n_harm: int) -> torch.Tensor:
@@ -215,7 +216,10 @@ class ForecastingTransformer(EncoderTrunk):
         the window's level *and* scale).
     instance_center : what each window is centred on before the scaling: ``"mean"``, its mean
         (RevIN, Algorithm 3); ``"last"``, its last value (NLinear's subtraction), so a network
-        that outputs zeros forecasts the last value rather than the window's mean.
+        that outputs zeros forecasts the last value rather than the window's mean; ``"learned"``,
+        its mean, with the forecast's level at step ``k`` moved from the mean toward the last
+        value by a learned weight ``level_mix[k]`` (``mean + level_mix[k] * (last - mean)``,
+        starting at 0: RevIN), so persistence needs no path through the encoder.
     channel_independent : encode every channel as its own univariate series with shared weights
         (the batch becomes ``B * n_channels`` series of one channel); otherwise one token holds every
         channel of a time step.
@@ -309,6 +313,8 @@ class ForecastingTransformer(EncoderTrunk):
         self.instance_norm = instance_norm
         self.instance_norm_eps = float(instance_norm_eps)
         self.instance_center = instance_center
+        if instance_center == "learned":
+            self.level_mix = nn.Parameter(torch.zeros(horizon))
         self.channel_independent = channel_independent
         self.context_length = context_length
         self.patch_len = patch_len
@@ -394,8 +400,9 @@ class ForecastingTransformer(EncoderTrunk):
             x = x - profile[:, :n]
         if self.instance_norm:
             std = torch.sqrt(x.var(dim=1, keepdim=True) + self.instance_norm_eps)  # unbiased, as Algorithm 3
+            last = x[:, -1:]
             if getattr(self, "instance_center", "mean") == "last":  # models saved before it: mean
-                mean = x[:, -1:]
+                mean = last
             else:
                 mean = x.mean(dim=1, keepdim=True)
             x = (x - mean) / std
@@ -422,6 +429,8 @@ class ForecastingTransformer(EncoderTrunk):
             out = torch.einsum("kh,bkc->bhc", self.basis_out.to(out.dtype), out)
         if self.instance_norm:
             out = out * std + mean
+            if getattr(self, "instance_center", "mean") == "learned":
+                out = out + self.level_mix.to(out.dtype)[:, None] * (last - mean)
         if profile is not None:
             out = out + profile[:, n:]
         if parts:
