@@ -137,6 +137,27 @@ def test_instance_center_is_the_level_the_network_reads_and_forecasts_from(cente
         ForecastingTransformer(3, 12, 4, **{**NET, "instance_center": "median"})
 
 
+def test_linear_skip_adds_a_linear_forecast_of_the_normalised_window():
+    """``linear_skip``: zero at the start (the network as without it), then the forecast gains
+    ``std * (W x_norm + b)`` per channel, the same ``W`` for every channel; trained with the rest."""
+    torch.manual_seed(0)
+    kw = {**NET, "head": "linear", "instance_norm_eps": 1e-5}
+    plain = ForecastingTransformer(2, 16, 4, **kw).eval().double()
+    net = ForecastingTransformer(2, 16, 4, **kw, linear_skip=True).eval().double()
+    net.load_state_dict(plain.state_dict(), strict=False)
+    x = 5 + 3 * torch.randn(3, 16, 2, dtype=torch.float64)
+    with torch.no_grad():
+        np.testing.assert_allclose(net(x).numpy(), plain(x).numpy(), rtol=1e-12)
+        w, b = torch.randn(4, 16, dtype=torch.float64), torch.randn(4, dtype=torch.float64)
+        net.skip.weight.copy_(w)
+        net.skip.bias.copy_(b)
+        mean, std = x.mean(1, keepdim=True), torch.sqrt(x.var(1, keepdim=True) + 1e-5)
+        linear = torch.einsum("hl,blc->bhc", w, (x - mean) / std) + b[:, None]
+        np.testing.assert_allclose(net(x).numpy(), (plain(x) + std * linear).numpy(), rtol=1e-10)
+    f = TSForecaster(**{**TINY, "linear_skip": True}).fit(_frame().to_numpy())
+    assert f.module_.skip is not None and f.module_.skip.weight.abs().sum() > 0  # it learned
+
+
 def test_forecaster_passes_instance_norm_eps_to_the_network():
     f = TSForecaster(**{**TINY, "instance_norm_eps": 1.0}).fit(_frame().to_numpy())
     assert f.module_.instance_norm_eps == 1.0

@@ -177,6 +177,11 @@ class TSForecaster(WindowScores, BaseTSEstimator):
         "persistence rather than from the window's mean; ``'learned'``, its mean, the forecast's "
         "level at each step moved toward the last value by a learned weight (0 at the start)."
     )
+    linear_skip: bool = param(
+        False, ["boolean"], "Add a linear map of each channel's normalised window to its horizon "
+        "(shared by the channels, zero at the start; RLinear) to the network's forecast, trained "
+        "with it: the transformer then learns what a linear forecaster leaves."
+    )
     tokens: str = param(
         "patch", [StrOptions(set(FORECAST_TOKENS))], "How a window becomes tokens: ``'patch'``, "
         "patches of ``patch_len`` steps (PatchTST); ``'variate'``, a token per channel, its whole "
@@ -366,7 +371,7 @@ class TSForecaster(WindowScores, BaseTSEstimator):
             n_channels=self.n_channels_, context_length=int(self.context_length),
             horizon=int(self.horizon), head=self.head, n_harm=int(self.n_harm),
             instance_norm=bool(self.instance_norm), instance_norm_eps=float(self.instance_norm_eps),
-            instance_center=self.instance_center,
+            instance_center=self.instance_center, linear_skip=bool(self.linear_skip),
             channel_independent=self._independent(), patch_len=self.patch_len_, tokens=self.tokens,
             anchor=self.anchor is not None, anchor_period=self.period_,
             season_period=self.period_ if self.deseasonalize else 1, basis=self.basis == "ortho",

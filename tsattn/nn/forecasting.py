@@ -231,6 +231,10 @@ class ForecastingTransformer(EncoderTrunk):
         attention across channels, no positions; ``channel_independent`` and ``patch_len`` are
         then unused, the linear head maps each token to its channel's horizon and the Fourier head
         decodes it to its channel's context and extrapolates that.
+    linear_skip : add a linear map of each channel's normalised window to its horizon
+        (``skip (horizon, context_length)``, shared by the channels, zero at the start: RLinear)
+        to the encoder's forecast before the de-normalisation, trained with it, so the
+        transformer learns what a linear forecaster leaves.
     anchor : add a :class:`LinearAnchor` on the raw window; the output is then
         ``blend * network + (1 - blend) * anchor`` with ``blend`` a buffer (1 until
         :meth:`set_blend`, so training sees the network alone).
@@ -271,6 +275,7 @@ class ForecastingTransformer(EncoderTrunk):
         anchor: bool,
         tokens: str = "patch",
         instance_center: str = "mean",
+        linear_skip: bool = False,
         anchor_period: int = 1,
         season_period: int = 1,
         basis: bool = False,
@@ -315,6 +320,10 @@ class ForecastingTransformer(EncoderTrunk):
         self.instance_center = instance_center
         if instance_center == "learned":
             self.level_mix = nn.Parameter(torch.zeros(horizon))
+        self.skip = nn.Linear(context_length, horizon) if linear_skip else None
+        if self.skip is not None:
+            nn.init.zeros_(self.skip.weight)
+            nn.init.zeros_(self.skip.bias)
         self.channel_independent = channel_independent
         self.context_length = context_length
         self.patch_len = patch_len
@@ -406,6 +415,8 @@ class ForecastingTransformer(EncoderTrunk):
             else:
                 mean = x.mean(dim=1, keepdim=True)
             x = (x - mean) / std
+        skip = getattr(self, "skip", None)
+        linear = None if skip is None else skip(x.transpose(1, 2)).transpose(1, 2)  # (B, H, C)
         basis = getattr(self, "basis", False)
         if basis:  # (B, L, C): the coefficients of each channel's window
             x = torch.einsum("kl,blc->bkc", self.basis_in.to(x.dtype), x)
@@ -427,6 +438,8 @@ class ForecastingTransformer(EncoderTrunk):
             out = out.reshape(b, c, self.horizon).permute(0, 2, 1)
         if basis:  # coefficients (B, H, C) back to steps
             out = torch.einsum("kh,bkc->bhc", self.basis_out.to(out.dtype), out)
+        if linear is not None:
+            out = out + linear
         if self.instance_norm:
             out = out * std + mean
             if getattr(self, "instance_center", "mean") == "learned":
