@@ -177,6 +177,12 @@ class TSForecaster(WindowScores, BaseTSEstimator):
         "persistence rather than from the window's mean; ``'learned'``, its mean, the forecast's "
         "level at each step moved toward the last value by a learned weight (0 at the start)."
     )
+    token_embedding: str = param(
+        "linear", [StrOptions({"linear", "circular"})], "How a patch becomes a token: "
+        "``'linear'``, a linear map plus sinusoidal positions (PatchTST); ``'circular'``, a "
+        "circular convolution (kernel 3) of the patch and its neighbours, no positions "
+        "(FEDformer's embedding, in whose code 002's forecaster was built); patch tokens only."
+    )
     linear_skip: bool = param(
         False, ["boolean"], "Add a linear map of each channel's normalised window to its horizon "
         "(shared by the channels, zero at the start; RLinear) to the network's forecast, trained "
@@ -372,6 +378,7 @@ class TSForecaster(WindowScores, BaseTSEstimator):
             horizon=int(self.horizon), head=self.head, n_harm=int(self.n_harm),
             instance_norm=bool(self.instance_norm), instance_norm_eps=float(self.instance_norm_eps),
             instance_center=self.instance_center, linear_skip=bool(self.linear_skip),
+            token_embedding=self.token_embedding,
             channel_independent=self._independent(), patch_len=self.patch_len_, tokens=self.tokens,
             anchor=self.anchor is not None, anchor_period=self.period_,
             season_period=self.period_ if self.deseasonalize else 1, basis=self.basis == "ortho",

@@ -17,7 +17,12 @@ import torch
 from torch import nn
 
 from tsattn.layers import Dropout
-from tsattn.nn.tokenizers import MultiScalePatchTokenizer, PatchTokenizer, VariateTokenizer
+from tsattn.nn.tokenizers import (
+    CircularPatchTokenizer,
+    MultiScalePatchTokenizer,
+    PatchTokenizer,
+    VariateTokenizer,
+)
 from tsattn.nn.trunk import EncoderTrunk
 
 __all__ = [
@@ -231,6 +236,11 @@ class ForecastingTransformer(EncoderTrunk):
         attention across channels, no positions; ``channel_independent`` and ``patch_len`` are
         then unused, the linear head maps each token to its channel's horizon and the Fourier head
         decodes it to its channel's context and extrapolates that.
+    token_embedding : ``"linear"``, each patch mapped linearly to its token, with sinusoidal
+        positions (PatchTST); ``"circular"``, each token a circular convolution (kernel 3) of its
+        patch and its neighbours, no positions (FEDformer's embedding, whose code 002's forecaster
+        was built on: :class:`~tsattn.nn.tokenizers.CircularPatchTokenizer`); patch tokens at one
+        resolution only.
     linear_skip : add a linear map of each channel's normalised window to its horizon
         (``skip (horizon, context_length)``, shared by the channels, zero at the start: RLinear)
         to the encoder's forecast before the de-normalisation, trained with it, so the
@@ -276,6 +286,7 @@ class ForecastingTransformer(EncoderTrunk):
         tokens: str = "patch",
         instance_center: str = "mean",
         linear_skip: bool = False,
+        token_embedding: str = "linear",
         anchor_period: int = 1,
         season_period: int = 1,
         basis: bool = False,
@@ -293,6 +304,11 @@ class ForecastingTransformer(EncoderTrunk):
         if tokens not in FORECAST_TOKENS:
             raise ValueError(f"tokens must be one of {FORECAST_TOKENS}, got {tokens!r}.")
         variate = tokens == "variate"
+        if token_embedding not in ("linear", "circular"):
+            raise ValueError(f"token_embedding must be 'linear' or 'circular', got {token_embedding!r}.")
+        if token_embedding == "circular" and (variate or patch_levels > 1):
+            raise ValueError("token_embedding='circular' needs patch tokens at one resolution "
+                             "(tokens='patch', patch_levels=1).")
         if patch_levels > 1 and (head != "linear" or variate):
             raise ValueError("patch_levels > 1 needs patch tokens and head='linear': coarse "
                              "tokens are neither steps to extrapolate nor channels.")
@@ -307,7 +323,8 @@ class ForecastingTransformer(EncoderTrunk):
                 tokenizer = partial(MultiScalePatchTokenizer, c, patch_len=patch_len, scales=scales)
                 n_tokens = None  # the tokeniser's count, once built
             else:
-                tokenizer = partial(PatchTokenizer, c, patch_len=patch_len)
+                cls = CircularPatchTokenizer if token_embedding == "circular" else PatchTokenizer
+                tokenizer = partial(cls, c, patch_len=patch_len)
                 n_tokens = -(-context_length // patch_len)
         super().__init__(tokenizer, max_len=context_length, **trunk)
         if n_tokens is None:

@@ -27,6 +27,7 @@ __all__ = [
     "StepTokenizer",
     "PatchTokenizer",
     "MultiScalePatchTokenizer",
+    "CircularPatchTokenizer",
     "ConvTokenizer",
     "RocketTokenizer",
     "ConvRocketTokenizer",
@@ -96,6 +97,37 @@ class PatchTokenizer(nn.Module):
             mask = nn.functional.pad(mask, (pad, 0), value=True).reshape(b, p, -1).any(dim=-1)
             mask = None if bool(mask.all()) else mask
         return tokens, mask
+
+
+class CircularPatchTokenizer(PatchTokenizer):
+    """Patches as :class:`PatchTokenizer`'s, each token a convolution of its patch and its two
+    neighbours with circular padding (the first token sees the last patch, the last the first),
+    no bias, no positional encoding: FEDformer's ``TokenEmbedding`` (Zhou et al. 2022), the
+    embedding of the code 002's forecaster was built on; ``patch_len=1`` is that embedding of
+    the steps exactly."""
+
+    positional = False
+
+    def __init__(self, n_channels: int, d_model: int, patch_len: int = 1) -> None:
+        super().__init__(n_channels, d_model, patch_len)
+        del self.projection
+        self.conv = nn.Conv1d(n_channels * self.patch_len, d_model, kernel_size=3, padding=1,
+                              padding_mode="circular", bias=False)  # fmt: skip
+        nn.init.kaiming_normal_(self.conv.weight, mode="fan_in", nonlinearity="leaky_relu")
+
+    def forward(
+        self, x: torch.Tensor, mask: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """``x (B, N, C)`` -> ``(tokens (B, ceil(N / patch_len), d_model), None)``; complete
+        windows only (``mask`` None)."""
+        if mask is not None:
+            raise ValueError("CircularPatchTokenizer embeds complete windows; mask must be None.")
+        b, n, c = x.shape
+        pad, p = self.pad(n), self.n_tokens(n)
+        if pad:
+            x = torch.cat([x[:, :1].expand(-1, pad, -1), x], dim=1)
+        patches = x.reshape(b, p, self.patch_len * c).transpose(1, 2)  # (B, patch_len * C, P)
+        return self.conv(patches).transpose(1, 2), None
 
 
 class MultiScalePatchTokenizer(nn.Module):
