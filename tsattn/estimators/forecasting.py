@@ -175,7 +175,9 @@ class TSForecaster(WindowScores, BaseTSEstimator):
         "on (the scale is the window's spread either way): ``'mean'``, its mean (RevIN); "
         "``'last'``, its last value (NLinear), so the network's corrections start from "
         "persistence rather than from the window's mean; ``'learned'``, its mean, the forecast's "
-        "level at each step moved toward the last value by a learned weight (0 at the start)."
+        "level at each step moved toward the last value by a learned weight (0 at the start). "
+        "On validation over 3 seeds ``'last'`` lowered Exchange's MSE 3% and raised ILI's 10%; "
+        "``'learned'`` changed no set by more than 0.5% (``docs/results/forecast_defaults/``)."
     )
     token_embedding: str = param(
         "linear", [StrOptions({"linear", "circular"})], "How a patch becomes a token: "
@@ -186,7 +188,9 @@ class TSForecaster(WindowScores, BaseTSEstimator):
     linear_skip: bool = param(
         False, ["boolean"], "Add a linear map of each channel's normalised window to its horizon "
         "(shared by the channels, zero at the start; RLinear) to the network's forecast, trained "
-        "with it: the transformer then learns what a linear forecaster leaves."
+        "with it: the transformer then learns what a linear forecaster leaves. On validation over "
+        "3 seeds it raised the MSE 0.4-2% on ETTh1, ETTm1 and ILI "
+        "(``docs/results/forecast_defaults/``): the anchor does that job better."
     )
     tokens: str = param(
         "patch", [StrOptions(set(FORECAST_TOKENS))], "How a window becomes tokens: ``'patch'``, "
