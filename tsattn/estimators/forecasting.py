@@ -183,7 +183,9 @@ class TSForecaster(WindowScores, BaseTSEstimator):
         "linear", [StrOptions({"linear", "circular"})], "How a patch becomes a token: "
         "``'linear'``, a linear map plus sinusoidal positions (PatchTST); ``'circular'``, a "
         "circular convolution (kernel 3) of the patch and its neighbours, no positions "
-        "(FEDformer's embedding, in whose code 002's forecaster was built); patch tokens only."
+        "(FEDformer's embedding, in whose code 002's forecaster was built); patch tokens only. At "
+        "002's settings on ILI it did not bring our reproduction nearer 002's Table 2 "
+        "(``docs/results/forecast/``)."
     )
     linear_skip: bool = param(
         False, ["boolean"], "Add a linear map of each channel's normalised window to its horizon "
