@@ -158,6 +158,17 @@ def test_linear_skip_adds_a_linear_forecast_of_the_normalised_window():
     assert f.module_.skip is not None and f.module_.skip.weight.abs().sum() > 0  # it learned
 
 
+def test_circular_token_embedding_reaches_the_network_and_needs_patch_tokens():
+    from tsattn.nn.tokenizers import CircularPatchTokenizer
+
+    f = TSForecaster(**{**TINY, "token_embedding": "circular"}).fit(_frame().to_numpy())
+    assert isinstance(f.module_.tokenizer, CircularPatchTokenizer)
+    assert np.isfinite(f.predict()).all()
+    with pytest.raises(ValueError, match="token_embedding='circular' needs patch tokens"):
+        TSForecaster(**{**TINY, "token_embedding": "circular", "tokens": "variate"}).fit(
+            _frame().to_numpy())
+
+
 def test_forecaster_passes_instance_norm_eps_to_the_network():
     f = TSForecaster(**{**TINY, "instance_norm_eps": 1.0}).fit(_frame().to_numpy())
     assert f.module_.instance_norm_eps == 1.0

@@ -1,5 +1,6 @@
 """Tokeniser sizing (the arguments ``tokenizer_sizes`` gives fit the longest series into the
-budget) and the multi-scale patch tokens against pooling by hand."""
+budget), the multi-scale patch tokens against pooling by hand and the circular token embedding
+against its sum."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import torch
 
 from tsattn.nn.tokenizers import (
     TOKENIZERS,
+    CircularPatchTokenizer,
     MultiScalePatchTokenizer,
     PatchTokenizer,
     token_steps,
@@ -77,3 +79,24 @@ def test_multiscale_tokenizer_refuses_bad_scales_and_masks():
         MultiScalePatchTokenizer(1, 8, scales=(1, 1))
     with pytest.raises(ValueError, match="mask must be None"):
         MultiScalePatchTokenizer(1, 8)(torch.randn(2, 16, 1), torch.ones(2, 16, dtype=torch.bool))
+
+
+@pytest.mark.parametrize("patch_len", [1, 4])
+def test_circular_tokens_are_each_patch_and_its_wrapped_neighbours(patch_len):
+    """Token ``t`` is ``sum_k W[:, :, k] @ patch[(t - 1 + k) mod P]`` (kernel 3, no bias): the
+    first token sees the last patch and the last the first; no positions; complete windows only."""
+    torch.manual_seed(0)
+    tok = CircularPatchTokenizer(3, 8, patch_len).double()
+    x = torch.randn(2, 22, 3, dtype=torch.float64)  # 22 steps: left-padded to whole patches
+    out, mask = tok(x)
+    pad = tok.pad(22)
+    padded = torch.cat([x[:, :1].expand(-1, pad, -1), x], dim=1)
+    p = tok.n_tokens(22)
+    patches = padded.reshape(2, p, patch_len * 3)
+    w = tok.conv.weight  # (d_model, patch_len * C, 3)
+    ref = torch.stack([sum(patches[:, (t - 1 + k) % p] @ w[:, :, k].T for k in range(3))
+                       for t in range(p)], dim=1)  # fmt: skip
+    assert mask is None and out.shape == (2, p, 8) and not tok.positional
+    np.testing.assert_allclose(out.detach().numpy(), ref.detach().numpy(), rtol=1e-10, atol=1e-12)
+    with pytest.raises(ValueError, match="mask must be None"):
+        tok(x, torch.ones(2, 22, dtype=torch.bool))
