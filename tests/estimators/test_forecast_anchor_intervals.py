@@ -215,8 +215,19 @@ def test_network_refit_trains_again_on_every_row_for_the_chosen_rounds(monkeypat
     params = dict(TINY, horizon=5, context_length=21, period=7, max_steps=60)
     plain = TSForecaster(**params, network_refit=False).fit(y)
     assert len(runs) == 1 and not plain.network_refit_
-    refit = TSForecaster(**params, network_refit=True).fit(y)
+    from tsattn.training import Callback
+
+    class Count(Callback):
+        def __init__(self):
+            self.rounds = 0
+
+        def on_epoch_end(self, estimator, record):
+            self.rounds += 1
+
+    count = Count()
+    refit = TSForecaster(**params, network_refit=True, callbacks=[count]).fit(y)
     assert len(runs) == 3 and refit.network_refit_
+    assert count.rounds == refit.n_rounds_  # the user's callbacks see the selection fit only
     (n_sel, no_val_sel, budget, keep_sel, _), (n_all, no_val, budget_all, keep_last, rounds) = runs[1:]
     assert not no_val_sel and not keep_sel and no_val and keep_last and budget_all == budget
     assert rounds == refit.best_round_ == plain.best_round_ >= 1
@@ -227,7 +238,7 @@ def test_network_refit_trains_again_on_every_row_for_the_chosen_rounds(monkeypat
     parts, plain_parts = refit.predict_components(), plain.predict_components()
     np.testing.assert_array_equal(parts["anchor"], plain_parts["anchor"])
     assert not np.allclose(parts["network"], plain_parts["network"])
-    again = TSForecaster(**params, network_refit=True).fit(y)
+    again = TSForecaster(**params, network_refit=True, callbacks=[Count()]).fit(y)
     np.testing.assert_array_equal(again.predict(), refit.predict())  # reproducible
 
     train, apart = y.iloc[:500], y.iloc[500 - 20 :]  # one row later: not a continuation

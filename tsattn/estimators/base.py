@@ -286,11 +286,11 @@ class BaseTSEstimator(BaseEstimator):
 
     def _run(self, train_data: TensorData, valid_data: TensorData | None, budget: Budget,
              seed: int, rng: np.random.Generator, patience: int | None, keep_last: bool,
-             label: str, max_rounds: int | None = None):  # fmt: skip
+             label: str, max_rounds: int | None = None, user_callbacks: bool = True):  # fmt: skip
         """``(module, TrainResult)``: a network built from ``network_params_`` and trained within
         ``budget`` (at most ``max_rounds`` of its rounds; the learning-rate schedule is the whole
-        budget's either way) with the standard callbacks; ``keep_last`` keeps the final weights.
-        Sets ``n_threads_``."""
+        budget's either way) with the standard callbacks, and ``callbacks`` where
+        ``user_callbacks``; ``keep_last`` keeps the final weights. Sets ``n_threads_``."""
         cap = torch.get_num_threads()  # the caller's own setting: "auto" never goes above it
         self.n_threads_ = self._fit_threads()
         with seeded(seed, self.device_), torch_threads(self.n_threads_):
@@ -322,7 +322,8 @@ class BaseTSEstimator(BaseEstimator):
                     max_rounds=rounds, max_steps=budget.steps,
                     round_steps=budget.round_steps, batch_size=self.batch_size_, rng=rng,
                     transform=self._augmentation(), mix=self._mixing(),
-                    callbacks=[*callbacks, *(self.callbacks or ())], estimator=self,
+                    callbacks=[*callbacks, *((self.callbacks or ()) if user_callbacks else ())],
+                    estimator=self,
                     precision=self.precision, score_fn=self._score_fn,
                     refresh_fixed=self._refresh_fixed(),
                 )  # fmt: skip
