@@ -75,7 +75,7 @@ def fit_linear_anchor(
     window = np.arange(context_length + horizon)
     xtx = np.zeros((context_length + 1, context_length + 1))
     xty = np.zeros((context_length + 1, horizon))
-    weights = np.ones(len(rows))
+    weights = None  # every row alike: no product per chunk
     if recency is not None:
         age = len(series) - (starts[rows // n_channels] + context_length + horizon)
         weights = np.exp(-age / (recency * len(series)))
@@ -86,7 +86,7 @@ def fit_linear_anchor(
         if relative:
             values = values - values[:, context_length - 1 : context_length]
         x = np.concatenate([values[:, :context_length], np.ones((len(r), 1))], axis=1)
-        xw = x * weights[i : i + _CHUNK, None]
+        xw = x if weights is None else x * weights[i : i + _CHUNK, None]
         xtx += xw.T @ x
         xty += xw.T @ values[:, context_length:]
     penalty = np.full(context_length + 1, (RIDGE_LEVEL_FREE if relative else RIDGE) * len(rows))

@@ -29,6 +29,7 @@ from tsattn.nn.forecasting import (
     FORECAST_HEADS,
     FORECAST_TOKENS,
     INSTANCE_CENTERS,
+    TOKEN_EMBEDDINGS,
     ForecastingTransformer,
 )
 from tsattn.training import Budget, TrainingDivergedError, WindowData, autocast, resolve_device
@@ -77,7 +78,8 @@ class TSForecaster(WindowScores, BaseTSEstimator):
     blend_, anchor_ : the network's share in the forecast (1 without anchor or validation data), the anchor used.
     anchor_refit_ : whether the anchor was refitted on the validation rows too (``anchor_refit``).
     network_refit_ : whether the network was trained again on the validation rows too
-        (``network_refit``; then ``history_`` and ``best_round_`` are the selection fit's).
+        (``network_refit``; then ``history_`` and ``best_round_`` are the selection fit's and
+        ``refit_steps_`` the refit's optimiser steps).
     period_ : steps per season of the seasonal anchor (1: none; also when the training rows are
         fewer than two seasons).
     interval_table_, interval_floor_, interval_source_ : the calibrated normalised errors.
@@ -181,7 +183,7 @@ class TSForecaster(WindowScores, BaseTSEstimator):
         "``'learned'`` changed no set by more than 0.5% (``docs/results/forecast_defaults/``)."
     )
     token_embedding: str = param(
-        "linear", [StrOptions({"linear", "circular"})], "How a patch becomes a token: "
+        "linear", [StrOptions(set(TOKEN_EMBEDDINGS))], "How a patch becomes a token: "
         "``'linear'``, a linear map plus sinusoidal positions (PatchTST); ``'circular'``, a "
         "circular convolution (kernel 3) of the patch and its neighbours, no positions "
         "(FEDformer's embedding, in whose code 002's forecaster was built); patch tokens only. At "

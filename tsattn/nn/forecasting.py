@@ -29,6 +29,7 @@ __all__ = [
     "FORECAST_HEADS",
     "FORECAST_TOKENS",
     "INSTANCE_CENTERS",
+    "TOKEN_EMBEDDINGS",
     "FourierExtrapolation",
     "TokenForecastHead",
     "LinearAnchor",
@@ -47,6 +48,9 @@ FORECAST_TOKENS = ("patch", "variate")
 #: What the instance norm centres each window on: its mean (RevIN), its last value (NLinear), or
 #: its mean with a learned pull of the forecast's level toward the last value.
 INSTANCE_CENTERS = ("mean", "last", "learned")
+#: How a patch becomes a token: a linear map with positions (PatchTST), or FEDformer's circular
+#: convolution without them.
+TOKEN_EMBEDDINGS = ("linear", "circular")
 
 
 def lowest_frequency_indices(n: int, n_harm: int) -> torch.Tensor:
@@ -304,8 +308,9 @@ class ForecastingTransformer(EncoderTrunk):
         if tokens not in FORECAST_TOKENS:
             raise ValueError(f"tokens must be one of {FORECAST_TOKENS}, got {tokens!r}.")
         variate = tokens == "variate"
-        if token_embedding not in ("linear", "circular"):
-            raise ValueError(f"token_embedding must be 'linear' or 'circular', got {token_embedding!r}.")
+        if token_embedding not in TOKEN_EMBEDDINGS:
+            raise ValueError(f"token_embedding must be one of {TOKEN_EMBEDDINGS}, got "
+                             f"{token_embedding!r}.")
         if token_embedding == "circular" and (variate or patch_levels > 1):
             raise ValueError("token_embedding='circular' needs patch tokens at one resolution "
                              "(tokens='patch', patch_levels=1).")
