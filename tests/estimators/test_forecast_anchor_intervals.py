@@ -248,6 +248,27 @@ def test_network_refit_trains_again_on_every_row_for_the_chosen_rounds(monkeypat
     np.testing.assert_array_equal(alone.predict(), kept.predict())
 
 
+def test_an_interrupted_network_refit_keeps_the_selection_fit(monkeypatch):
+    """Ctrl-C during ``network_refit``'s second run: a warning, and the model forecasts exactly as
+    without the option (nothing half-trained is kept)."""
+    y = _seasonal(n=600, period=7)
+    params = dict(TINY, horizon=5, context_length=21, period=7, max_steps=60)
+    plain = TSForecaster(**params, network_refit=False).fit(y)
+    run = TSForecaster._run
+
+    def interrupted_refit(self, *args, **kwargs):
+        module, result = run(self, *args, **kwargs)
+        if "refit" in args:  # the label of the second run
+            result.interrupted = True
+        return module, result
+
+    monkeypatch.setattr(TSForecaster, "_run", interrupted_refit)
+    with pytest.warns(UserWarning, match="network_refit interrupted"):
+        kept = TSForecaster(**params, network_refit=True).fit(y)
+    assert not kept.network_refit_
+    np.testing.assert_array_equal(kept.predict(), plain.predict())
+
+
 def test_period_is_read_from_the_time_index_or_given():
     y = _seasonal(400)
     def fit(data, **kw):

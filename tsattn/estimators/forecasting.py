@@ -315,6 +315,11 @@ class TSForecaster(WindowScores, BaseTSEstimator):
             warnings.warn("network_refit: training on the validation rows too diverged; "
                           "keeping the network fitted without them.", UserWarning, stacklevel=3)
             return
+        if result.interrupted:  # Ctrl-C in the refit: the finished selection fit is kept whole
+            self.module_ = chosen
+            warnings.warn("network_refit interrupted; keeping the network fitted without the "
+                          "validation rows (fitted and usable).", UserWarning, stacklevel=3)
+            return
         with torch.no_grad():
             if chosen.anchor is not None:
                 module.anchor.load_state_dict(chosen.anchor.state_dict())
