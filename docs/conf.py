@@ -82,6 +82,7 @@ PACKAGES = [
     "tsattn.adapters.aeon",
     "tsattn.adapters.sktime",
     "tsattn.analysis",
+    "tsattn.plotting",
     "tsattn.benchmarks",
     "tsattn.commands",
 ]

@@ -33,6 +33,7 @@ FLOORS = {
     # the lazy facade (``from tsattn import TSClassifier``) stands for the estimators and attention
     "tsattn": 5.5,
     "tsattn.analysis": 6,
+    "tsattn.plotting": 6,
     "tsattn.adapters": 7,
     "tsattn.benchmarks": 7,
     "tsattn.tuning": 7,

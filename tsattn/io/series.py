@@ -23,6 +23,7 @@ __all__ = [
     "check_length",
     "finite",
     "format_output",
+    "future_index",
     "format_quantiles",
     "hold_out_tail",
     "read_contexts",
@@ -116,6 +117,12 @@ def _continue_index(tail: pd.Index, steps: int) -> pd.Index:
         step = int(tail[-1] - tail[-2]) if len(tail) >= 2 else 1
         return pd.RangeIndex(int(tail[-1]) + step, int(tail[-1]) + step * (steps + 1), step)
     return pd.RangeIndex(steps)
+
+
+def future_index(index: pd.Index, steps: int) -> pd.Index:
+    """The ``steps`` time stamps after ``index`` (the series' own), as :func:`format_output`
+    continues an input's index; a ``RangeIndex(steps)`` when it cannot be continued."""
+    return _continue_index(_index_tail(index, "the index"), steps)
 
 
 def format_output(forecast: np.ndarray, info: dict) -> Any:

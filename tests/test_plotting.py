@@ -1,0 +1,131 @@
+"""``tsattn.plotting``: what the figures draw is the estimator's own forecast, intervals and history."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+matplotlib = pytest.importorskip("matplotlib")
+matplotlib.use("Agg")
+
+from tsattn import TSClassifier, TSForecaster  # noqa: E402
+from tsattn.plotting import plot_forecast, plot_history  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    rng = np.random.default_rng(0)
+    t = np.arange(360)
+    frame = pd.DataFrame({"load": np.sin(t / 6) + 0.1 * rng.normal(size=len(t)),
+                          "temp": np.cos(t / 9) + 0.1 * rng.normal(size=len(t))},
+                         index=pd.date_range("2021-03-01", periods=len(t), freq="h"))  # fmt: skip
+    est = TSForecaster(12, 48, max_steps=40, random_state=0).fit(frame.iloc[:300])
+    return est, frame
+
+
+def _line(ax, label):
+    (line,) = [ln for ln in ax.get_lines() if ln.get_label() == label]
+    return line
+
+
+def _band(ax, label):
+    (band,) = [c for c in ax.collections if c.get_label() == label]
+    return band
+
+
+def test_forecast_panels_draw_the_forecast_and_intervals_of_the_estimator(fitted):
+    est, frame = fitted
+    context, future = frame.iloc[:300], frame.iloc[300:]
+    axes = plot_forecast(est, context, y_true=future, components=True)
+    assert len(axes) == 2 and [a.get_title(loc="left") for a in axes] == ["load", "temp"]
+    expected = est.predict(context)
+    parts = est.predict_components(context)
+    lower, upper = est.predict_interval(context, coverage=0.8)
+    for a, name in zip(axes, ["load", "temp"], strict=True):
+        line = _line(a, "forecast")
+        np.testing.assert_allclose(line.get_ydata(), expected[name].to_numpy())
+        # the forecast continues the context's hourly index
+        assert pd.Timestamp(matplotlib.dates.num2date(line.get_xdata(orig=False)[0]).replace(tzinfo=None)) == frame.index[300]
+        np.testing.assert_allclose(_line(a, "actual").get_ydata(), future[name].to_numpy()[:12])
+        np.testing.assert_allclose(_line(a, "context").get_ydata(), context[name].to_numpy()[-48:])
+        np.testing.assert_allclose(_line(a, f"anchor alone ({est.anchor_})").get_ydata(),
+                                   parts["anchor"][name].to_numpy())  # fmt: skip
+        band = _band(a, "80% interval").get_paths()[0].vertices[:, 1]
+        assert np.isclose(band.min(), min(lower[name].min(), upper[name].min()))
+        assert np.isclose(band.max(), max(lower[name].max(), upper[name].max()))
+
+
+def test_forecast_without_context_draws_the_end_of_the_training_series(fitted):
+    est, frame = fitted
+    (ax,) = plot_forecast(est, channels=["temp"], coverages=(), history=60)
+    np.testing.assert_allclose(_line(ax, "forecast").get_ydata(), est.predict()["temp"].to_numpy())
+    # est keeps the last context_length rows of the training series: those are drawn
+    np.testing.assert_allclose(_line(ax, "context").get_ydata(), frame["temp"].to_numpy()[252:300])
+    assert not ax.collections
+
+
+def test_forecast_of_an_array_context_on_step_positions(fitted):
+    est, frame = fitted
+    values = frame.to_numpy()[:200]
+    (ax,) = plot_forecast(est, values, channels=[-1])
+    np.testing.assert_array_equal(_line(ax, "forecast").get_xdata(), np.arange(200, 212))
+    np.testing.assert_allclose(_line(ax, "forecast").get_ydata(), est.predict(values)[:, 1])
+    assert ax.get_title(loc="left") == "channel 1"
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(channels=["wind"]), "'wind' is not one of"),
+        (dict(channels=[2]), "positions below 2"),
+        (dict(channels=[]), "channels is empty"),
+        (dict(coverages=(80,)), "strictly between 0 and 1"),
+        (dict(y_true=np.zeros((12, 3))), "y_true has 3 channels"),
+    ],
+)
+def test_forecast_plot_errors_say_what_to_pass(fitted, kwargs, message):
+    est, _ = fitted
+    with pytest.raises(ValueError, match=message):
+        plot_forecast(est, **kwargs)
+
+
+def test_forecast_plot_checks_its_axes_and_input(fitted):
+    est, frame = fitted
+    with pytest.raises(ValueError, match="one Axes per channel"):
+        plot_forecast(est, ax=matplotlib.pyplot.subplots()[1])
+    with pytest.raises(ValueError, match="not a 3-D array"):
+        plot_forecast(est, np.zeros((4, 48, 2)))
+    from sklearn.exceptions import NotFittedError
+
+    with pytest.raises(NotFittedError):
+        plot_forecast(TSForecaster(12, 48))
+
+
+def test_many_channels_draw_the_first_panels_with_a_warning():
+    values = np.random.default_rng(1).normal(size=(200, 8))
+    est = TSForecaster(4, 24, max_steps=5, random_state=0).fit(values)
+    with pytest.warns(UserWarning, match="first 6 of 8"):
+        axes = plot_forecast(est)
+    assert len(axes) == 6
+
+
+def test_history_draws_each_round_and_marks_the_kept_weights(fitted):
+    est, _ = fitted
+    ax = plot_history(est)
+    rounds = [r["round"] for r in est.history_]
+    np.testing.assert_allclose(_line(ax, "training loss").get_ydata(), [r["train_loss"] for r in est.history_])
+    np.testing.assert_allclose(_line(ax, "validation loss").get_ydata(), [r["valid_loss"] for r in est.history_])
+    kept = max(k for k, r in enumerate(est.history_) if r["best"])
+    (marker,) = [ln for ln in ax.get_lines() if ln.get_label().startswith("weights kept")]
+    assert marker.get_xdata()[0] == rounds[kept] == est.best_round_
+
+
+def test_history_of_a_classifier_without_validation_and_of_an_unfitted_estimator():
+    X = np.random.default_rng(0).normal(size=(20, 2, 16))
+    est = TSClassifier(max_epochs=3, random_state=0).fit(X, np.arange(20) % 2)
+    ax = plot_history(est)
+    assert [ln.get_label() for ln in ax.get_lines()][0] == "training loss"
+    assert "validation loss" not in [ln.get_label() for ln in ax.get_lines()]
+    with pytest.raises(ValueError, match="fit it first"):
+        plot_history(TSClassifier())

@@ -1,0 +1,203 @@
+"""Figures of fitted estimators: a forecast with its intervals, and a fit's training curve.
+
+>>> from tsattn import TSForecaster
+>>> from tsattn.plotting import plot_forecast, plot_history
+>>> est = TSForecaster(horizon=24, context_length=96).fit(train)  # doctest: +SKIP
+>>> plot_forecast(est, train, y_true=test)  # doctest: +SKIP
+>>> plot_history(est)  # doctest: +SKIP
+
+matplotlib comes with the ``bench`` extra (``pip install 'tsattn[bench]'``); these functions
+draw on the backend the session already uses (inline in a notebook), and return the axes so that
+the caller can style or save them (``axes.flat[0].figure.savefig(...)``).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from tsattn._plotting import BENCH_EXTRA
+from tsattn.io import series as series_io
+
+__all__ = ["plot_forecast", "plot_history"]
+
+#: Channels drawn when ``channels`` is None (one panel each).
+MAX_PANELS = 6
+
+
+def _pyplot():
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError as err:
+        raise ImportError(f"tsattn.plotting needs matplotlib, which is not installed: {BENCH_EXTRA}") from err
+    return plt
+
+
+def _history_index(info: dict | None, n_rows: int) -> pd.Index:
+    """The time index of the last ``n_rows`` rows of a series whose index ends with ``info``'s
+    tail (the training series' when ``predict`` is given no context); steps ``-n_rows + 1 .. 0``
+    when there is no index to continue."""
+    tail = None if info is None else info.get("index")
+    if isinstance(tail, pd.DatetimeIndex) and len(tail) >= 2:
+        step = tail.freq if tail.freq is not None else tail[-1] - tail[-2]
+        return pd.DatetimeIndex([tail[-1] - step * k for k in range(n_rows - 1, -1, -1)])
+    if isinstance(tail, pd.PeriodIndex):
+        return pd.period_range(end=tail[-1], periods=n_rows, freq=tail.freq)
+    if tail is not None and pd.api.types.is_integer_dtype(tail) and len(tail):
+        step = int(tail[-1] - tail[-2]) if len(tail) >= 2 else 1
+        return pd.Index(int(tail[-1]) - step * np.arange(n_rows - 1, -1, -1))
+    return pd.RangeIndex(-n_rows + 1, 1)
+
+
+def _context(forecaster, y_context: Any, n_history: int) -> tuple[np.ndarray, pd.Index, list[str]]:
+    """``(values (T, C), time index (T,), channel names)`` of the context to forecast from."""
+    if y_context is None:
+        values, info = forecaster.last_context_, forecaster.input_kind_
+        index = _history_index(info, len(values))
+    else:
+        if getattr(y_context, "ndim", np.ndim(y_context)) == 3:
+            raise ValueError("plot_forecast draws one series: pass one context (T,) or (T, C) "
+                             "(e.g. contexts[k]), not a 3-D array of windows.")  # fmt: skip
+        values, info = series_io.as_series(y_context, "y_context")
+        if isinstance(y_context, (pd.Series, pd.DataFrame)):
+            index = y_context.index
+        else:
+            index = pd.RangeIndex(len(values))
+    if info is not None and info.get("kind") == "frame":
+        names = [str(c) for c in info["columns"]]
+    elif info is not None and info.get("kind") == "series" and info.get("name") is not None:
+        names = [str(info["name"])]
+    else:
+        names = [f"channel {k}" for k in range(values.shape[1])]
+    keep = max(n_history, forecaster.context_length)
+    return values[-keep:], index[-keep:], names
+
+
+def _panels(channels: Sequence[int | str] | None, names: list[str]) -> list[int]:
+    if channels is None:
+        if len(names) > MAX_PANELS:
+            warnings.warn(f"plot_forecast draws the first {MAX_PANELS} of {len(names)} channels; "
+                          "pass channels=[...] (names or positions) to choose.", stacklevel=3)  # fmt: skip
+        return list(range(min(len(names), MAX_PANELS)))
+    out = []
+    for c in channels:
+        if isinstance(c, str):
+            if c not in names:
+                raise ValueError(f"channel {c!r} is not one of the series' channels {names}.")
+            out.append(names.index(c))
+        elif isinstance(c, (int, np.integer)) and -len(names) <= c < len(names):
+            out.append(int(c) % len(names))
+        else:
+            raise ValueError(f"channel {c!r}: give names of {names} or positions below {len(names)}.")
+    if not out:
+        raise ValueError("channels is empty; give at least one channel (or None for all).")
+    return out
+
+
+def _axes(ax: Any, n: int, width: float = 9.0, height: float = 2.6) -> np.ndarray:
+    if ax is None:
+        _, axes = _pyplot().subplots(n, 1, figsize=(width, height * n), squeeze=False,
+                                     constrained_layout=True)  # fmt: skip
+        return axes[:, 0]
+    axes = np.atleast_1d(np.asarray(ax, dtype=object)).ravel()
+    if len(axes) != n:
+        raise ValueError(f"ax holds {len(axes)} axes for {n} channels to draw; pass one Axes per "
+                         "channel, or ax=None.")  # fmt: skip
+    return axes
+
+
+def plot_forecast(forecaster, y_context: Any = None, y_true: Any = None, *,
+                  coverages: Sequence[float] = (0.8, 0.95), channels: Sequence[int | str] | None = None,
+                  history: int | None = None, components: bool = False, ax: Any = None) -> np.ndarray:  # fmt: skip
+    """Draw a fitted ``TSForecaster``'s forecast after a context, with its central intervals.
+
+    Parameters
+    ----------
+    forecaster : TSForecaster
+        Fitted.
+    y_context : one series, as :meth:`TSForecaster.predict` takes it: ``(T,)``, ``(T, C)``, a
+        pandas Series or DataFrame (its time index on the x axis), at least ``context_length``
+        rows; None: the end of the training series (on its time index when it had one).
+    y_true : the values that followed the context, drawn for comparison (the first ``horizon``
+        rows are used; a Series or DataFrame or an array ``(rows,)`` or ``(rows, C)``).
+    coverages : the central intervals drawn, from :meth:`TSForecaster.predict_quantiles` (e.g.
+        0.8 covers the 10% to 90% quantiles), widest palest; ``()`` for none.
+    channels : names or positions of the channels drawn, one panel each; None: all of them (the
+        first ``MAX_PANELS``, with a warning, when there are more).
+    history : context rows drawn before the forecast (default ``context_length``).
+    components : also draw the network alone and the anchor alone (``predict_components``), with
+        the network's share ``blend_`` in the legend.
+    ax : one Axes per channel drawn, or None for a new figure.
+
+    Returns
+    -------
+    ndarray of Axes, one per channel drawn.
+    """
+    from sklearn.utils.validation import check_is_fitted
+
+    check_is_fitted(forecaster, "module_")
+    coverages = [float(c) for c in coverages]
+    if any(not 0 < c < 1 for c in coverages):
+        raise ValueError(f"coverages must lie strictly between 0 and 1; got {coverages}.")
+    values, index, names = _context(forecaster, y_context, history or forecaster.context_length)
+    panels = _panels(channels, names)
+    shown = history or forecaster.context_length
+    horizon = forecaster.horizon
+    future = series_io.future_index(index, horizon)
+    levels = sorted({a for c in coverages for a in ((1 - c) / 2, (1 + c) / 2)})
+    parts = forecaster.predict_components(values)  # arrays (horizon, C) for an array input
+    bounds = forecaster.predict_quantiles(values, levels) if levels else None  # (horizon, C, k)
+    truth = None
+    if y_true is not None:
+        truth, _ = series_io.as_series(y_true, "y_true")
+        if truth.shape[1] != values.shape[1]:
+            raise ValueError(f"y_true has {truth.shape[1]} channels; the context has {values.shape[1]}.")
+        truth = truth[:horizon]
+    axes = _axes(ax, len(panels))
+    for a, c in zip(axes, panels, strict=True):
+        a.plot(index[-shown:], values[-shown:, c], color="0.25", lw=1.0, label="context")
+        for cov in sorted(coverages, reverse=True):
+            lo, hi = levels.index((1 - cov) / 2), levels.index((1 + cov) / 2)
+            a.fill_between(future, bounds[:, c, lo], bounds[:, c, hi], color="C0", lw=0,
+                           alpha=0.12 + 0.5 * (1 - cov), label=f"{cov:.0%} interval")  # fmt: skip
+        a.plot(future, parts["forecast"][:, c], color="C0", lw=1.6, label="forecast")
+        if components and parts["anchor"] is not None:
+            a.plot(future, parts["network"][:, c], color="C1", lw=1.0, ls="--",
+                   label=f"network alone (blend_ {forecaster.blend_:.2f})")  # fmt: skip
+            a.plot(future, parts["anchor"][:, c], color="C2", lw=1.0, ls=":",
+                   label=f"anchor alone ({forecaster.anchor_})")  # fmt: skip
+        if truth is not None:
+            a.plot(future[: len(truth)], truth[:, c], color="k", lw=1.0, ls="-.", label="actual")
+        a.axvline(index[-1], color="0.6", lw=0.8)
+        a.set_title(names[c], fontsize=10, loc="left")
+    axes[0].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    return axes
+
+
+def plot_history(estimator, ax: Any = None) -> Any:
+    """Draw a fitted estimator's training curve from ``history_``: the training loss and, when
+    there was validation data, the validation loss per round (forecaster) or epoch, with the
+    record whose weights were kept marked. Returns the Axes."""
+    history = getattr(estimator, "history_", None)
+    if not history:
+        raise ValueError(f"{type(estimator).__name__} has no training history: fit it first.")
+    frame = pd.DataFrame(history)
+    x_name = "round" if "round" in frame else "epoch"
+    x = frame[x_name] if x_name in frame else pd.RangeIndex(1, len(frame) + 1)
+    a = _axes(ax, 1, height=3.2)[0]
+    a.plot(x, frame["train_loss"], color="C0", marker=".", label="training loss")
+    if "valid_loss" in frame and frame["valid_loss"].notna().any():
+        a.plot(x, frame["valid_loss"], color="C1", marker=".", label="validation loss")
+    kept = "valid_loss" if "valid_loss" in frame and frame["valid_loss"].notna().any() else "train_loss"
+    if "best" in frame and frame["best"].any():  # the last record that improved: its weights are kept
+        best = int(np.flatnonzero(frame["best"].to_numpy(dtype=bool))[-1])
+        a.plot(x[best], frame[kept][best], "o", mfc="none", mec="k", ms=9,
+               label=f"weights kept ({x_name} {x[best]:g})")  # fmt: skip
+    a.set_xlabel(x_name)
+    a.set_ylabel("loss")
+    a.legend(fontsize=8)
+    return a
