@@ -181,6 +181,15 @@ class ForecasterParams(BaseTSEstimator):
         "and again at today's 3000) "
         "(``docs/results/forecast_defaults/``); it also ignores rare spikes."
     )
+    weight_average: float | None = param(
+        None, [Interval(Real, 0, 1, closed="neither"), None], "Validate, and keep as the best "
+        "round's weights, an exponential moving average of the weights over the optimiser steps "
+        "with this decay (about ``1 / (1 - weight_average)`` steps; Polyak averaging, as timm's "
+        "model EMA) instead of the raw weights; training goes on from the raw ones. Needs "
+        "validation windows; None: the raw weights. On validation over 3 seeds ``0.99`` gave "
+        "1.002 of the default's MSE (ILI +1%, the others within 0.2%) in 1.15 times the fit time "
+        "(``docs/results/forecast_defaults/``)."
+    )
     max_train_windows: int | None = param(
         None, [POSITIVE_INT, None], "Train on a random subset (fixed by ``random_state``) of at "
         "most this many training windows; None uses all."

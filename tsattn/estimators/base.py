@@ -38,6 +38,7 @@ from tsattn.training import (
     TensorData,
     ThreadBudget,
     TrainingDivergedError,
+    WeightAverage,
     adamw,
     fit_levels,
     predict,
@@ -311,6 +312,8 @@ class BaseTSEstimator(BaseEstimator):
                 LRScheduler(optimizer, self.lr_schedule, budget.rounds, patience, budget.steps,
                             self.warmup),  # fmt: skip
             ]
+            if (decay := self._weight_average()) is not None and valid_data is not None:
+                callbacks.append(WeightAverage(module, decay))  # after EarlyStopping: it keeps the averages
             if self.n_threads == "auto" and self.device_.type == "cpu":
                 # as many threads as pay, within the cores free now and as neighbours come and go
                 callbacks.append(ThreadBudget(cap))
@@ -331,6 +334,12 @@ class BaseTSEstimator(BaseEstimator):
                 del self.module_  # never a fitted model that outputs NaN
                 raise
         return module, result
+
+    def _weight_average(self) -> float | None:
+        """The decay of the moving average of the weights validated in place of the raw ones
+        (:class:`~tsattn.training.WeightAverage`); None: none (the estimators that offer it say
+        so in a parameter)."""
+        return None
 
     def _fit_threads(self) -> int | None:
         """Torch threads for this fit, from ``n_threads``."""

@@ -78,6 +78,9 @@ class TSForecaster(WindowScores, ForecasterParams):
 
     _network = ForecastingTransformer
 
+    def _weight_average(self) -> float | None:
+        return self.weight_average
+
     def _loss(self, output: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
         return LOSSES[self.loss](output, target)
 
