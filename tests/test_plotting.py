@@ -74,6 +74,16 @@ def test_forecast_of_an_array_context_on_step_positions(fitted):
     assert ax.get_title(loc="left") == "channel 1"
 
 
+def test_forecast_on_a_period_index_is_drawn_on_its_timestamps():
+    index = pd.period_range("2001-01", periods=200, freq="M")
+    y = pd.Series(np.sin(np.arange(200) / 3), index=index, name="sales")
+    est = TSForecaster(6, 24, max_steps=5, random_state=0).fit(y)
+    (ax,) = plot_forecast(est, coverages=(0.5,))
+    x = matplotlib.dates.num2date(_line(ax, "forecast").get_xdata(orig=False))
+    assert [d.strftime("%Y-%m") for d in x] == [p.strftime("%Y-%m") for p in est.predict().index]
+    assert ax.get_title(loc="left") == "sales"
+
+
 @pytest.mark.parametrize(
     "kwargs, message",
     [

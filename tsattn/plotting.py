@@ -157,6 +157,8 @@ def plot_forecast(forecaster, y_context: Any = None, y_true: Any = None, *,
         if truth.shape[1] != values.shape[1]:
             raise ValueError(f"y_true has {truth.shape[1]} channels; the context has {values.shape[1]}.")
         truth = truth[:horizon]
+    if isinstance(index, pd.PeriodIndex):  # matplotlib draws timestamps, not periods
+        index, future = index.to_timestamp(), future.to_timestamp()
     axes = _axes(ax, len(panels))
     for a, c in zip(axes, panels, strict=True):
         a.plot(index[-shown:], values[-shown:, c], color="0.25", lw=1.0, label="context")

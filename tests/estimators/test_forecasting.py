@@ -366,6 +366,8 @@ def test_max_train_windows_bounds_the_data():
         (lambda df: df.iloc[::-1], "not increasing.*sort_index"),
         (lambda df: pd.concat([df.iloc[:50], df.iloc[49:]]), "duplicated.*groupby"),
         (lambda df: df.to_numpy()[None], "shape"),
+        (lambda df: df.to_numpy().T, r"2 time steps.*if y's 120 columns are its time steps, pass y\.T"),
+        (lambda df: df.iloc[:20].to_numpy(), r"20 time steps.*lower context_length/horizon\.$"),
     ],
 )
 def test_bad_series_at_fit(make, match):

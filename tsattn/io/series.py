@@ -157,15 +157,19 @@ def check_length(values: np.ndarray, context_length: int, horizon: int, what: st
     need = context_length + horizon
     if len(values) >= need:
         return
+    # a (channels, time) array read as (time, channels): say so
+    transposed = (f" Time runs along the first axis: if {what}'s {values.shape[1]} columns are "
+                  f"its time steps, pass {what}.T." if values.ndim == 2 and values.shape[1] >= need
+                  else "")  # fmt: skip
     if not horizon:
         raise ValueError(
             f"{what} has {len(values)} time steps but context_length={context_length} are "
-            "needed; pass a longer context."
+            f"needed; pass a longer context.{transposed}"
         )
     raise ValueError(
         f"{what} has {len(values)} time steps, fewer than context_length + horizon = "
         f"{context_length} + {horizon} = {need} needed for one training window. Pass a longer "
-        "series or lower context_length/horizon."
+        f"series or lower context_length/horizon.{transposed}"
     )
 
 
