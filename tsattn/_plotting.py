@@ -1,7 +1,7 @@
 """matplotlib, imported on the first plot: it comes with the ``bench`` extra, not with the core.
 
-Fitting and predicting never need it; the benchmarks' and the profiler's figures and ``tsattn
-tune``'s history plot do (habit 14: lean core, plots are an extra).
+Fitting and predicting never need it; the benchmarks' and the profiler's figures, ``tsattn
+tune``'s history plot and :mod:`tsattn.plotting` do (habit 14: lean core, plots are an extra).
 """
 
 from __future__ import annotations
@@ -12,13 +12,16 @@ __all__ = ["BENCH_EXTRA", "pyplot"]
 BENCH_EXTRA = "pip install 'tsattn[bench]'"
 
 
-def pyplot(purpose: str):
-    """``matplotlib.pyplot`` on the Agg backend (files, no display).
+def pyplot(purpose: str, files: bool = True):
+    """``matplotlib.pyplot``, on the Agg backend (files, no display) unless ``files=False``.
 
     Parameters
     ----------
     purpose : str
         What is being drawn, for the error message (e.g. ``"tsattn profile's plot"``).
+    files : bool
+        True for figures written to files (the benchmarks'); False for figures a user draws
+        (:mod:`tsattn.plotting`), on whatever backend the session uses (inline in a notebook).
 
     Raises
     ------
@@ -31,7 +34,8 @@ def pyplot(purpose: str):
         raise ImportError(
             f"{purpose} needs matplotlib, which is not installed: {BENCH_EXTRA}"
         ) from err
-    matplotlib.use("Agg")
+    if files:
+        matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     return plt

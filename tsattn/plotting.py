@@ -20,21 +20,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from tsattn._plotting import BENCH_EXTRA
+from tsattn._plotting import pyplot
 from tsattn.io import series as series_io
 
 __all__ = ["plot_forecast", "plot_history"]
 
 #: Channels drawn when ``channels`` is None (one panel each).
 MAX_PANELS = 6
-
-
-def _pyplot():
-    try:
-        import matplotlib.pyplot as plt
-    except ImportError as err:
-        raise ImportError(f"tsattn.plotting needs matplotlib, which is not installed: {BENCH_EXTRA}") from err
-    return plt
 
 
 def _history_index(info: dict | None, n_rows: int) -> pd.Index:
@@ -100,8 +92,8 @@ def _panels(channels: Sequence[int | str] | None, names: list[str]) -> list[int]
 
 def _axes(ax: Any, n: int, width: float = 9.0, height: float = 2.6) -> np.ndarray:
     if ax is None:
-        _, axes = _pyplot().subplots(n, 1, figsize=(width, height * n), squeeze=False,
-                                     constrained_layout=True)  # fmt: skip
+        plt = pyplot("tsattn.plotting", files=False)  # the session's backend: inline in a notebook
+        _, axes = plt.subplots(n, 1, figsize=(width, height * n), squeeze=False, constrained_layout=True)
         return axes[:, 0]
     axes = np.atleast_1d(np.asarray(ax, dtype=object)).ravel()
     if len(axes) != n:
