@@ -402,6 +402,10 @@ def test_bad_input_at_predict():
         ({"patch_levels": 0}, "patch_levels"),
         ({"patch_levels": 2, "head": "fourier"}, "patch_levels=2 needs tokens='patch' and head='linear'"),
         ({"patch_levels": 2, "tokens": "variate"}, "patch_levels=2 needs tokens='patch'"),
+        ({"patch_stride": "half", "head": "fourier"}, "patch_stride='half' needs tokens='patch', head='linear'"),
+        ({"patch_stride": 2, "token_embedding": "circular"}, "patch_stride=2 needs.*token_embedding='circular'"),
+        ({"patch_stride": 5}, "patch_stride=5 exceeds patch_len=4"),
+        ({"patch_stride": "quarter"}, "patch_stride"),
     ],
 )
 def test_bad_parameters(params, match):
@@ -498,6 +502,22 @@ def test_variate_tokens_keep_wide_data_small():
                                  tokens="variate").eval()  # fmt: skip
     with torch.inference_mode():
         assert net(torch.randn(8, 96, 862)).shape == (8, 24, 862)
+
+
+def test_overlapping_patches_as_patchtst():
+    """``patch_stride='half'``: patches of 4 steps every 2 (16 steps: 8 tokens), through fit,
+    predict and pickling; the default stride is the patch (the non-overlapping tokeniser)."""
+    y = _frame().to_numpy()
+    f = TSForecaster(**TINY, patch_stride="half").fit(y)
+    assert (f.patch_len_, f.patch_stride_) == (4, 2)
+    assert type(f.module_.tokenizer).__name__ == "OverlappingPatchTokenizer"
+    assert f.module_.n_tokens == f.module_.tokenizer.n_tokens(16) == 8
+    pred = f.predict()
+    assert pred.shape == (6, 2) and np.isfinite(pred).all()
+    np.testing.assert_allclose(pickle.loads(pickle.dumps(f)).predict(), pred, rtol=1e-5, atol=1e-6)
+    plain = TSForecaster(**TINY).fit(y)
+    assert plain.patch_stride_ == 4 and type(plain.module_.tokenizer).__name__ == "PatchTokenizer"
+    assert plain.module_.n_tokens == 4
 
 
 def test_multiscale_patch_tokens_add_the_pooled_views():

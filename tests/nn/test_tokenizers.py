@@ -12,6 +12,7 @@ from tsattn.nn.tokenizers import (
     TOKENIZERS,
     CircularPatchTokenizer,
     MultiScalePatchTokenizer,
+    OverlappingPatchTokenizer,
     PatchTokenizer,
     token_steps,
     tokenizer_factory,
@@ -100,3 +101,22 @@ def test_circular_tokens_are_each_patch_and_its_wrapped_neighbours(patch_len):
     np.testing.assert_allclose(out.detach().numpy(), ref.detach().numpy(), rtol=1e-10, atol=1e-12)
     with pytest.raises(ValueError, match="mask must be None"):
         tok(x, torch.ones(2, 22, dtype=torch.bool))
+
+
+@pytest.mark.parametrize("length, patch_len, stride, n_tokens",
+                         [(96, 16, 8, 12), (36, 6, 3, 12), (22, 5, 2, 10), (16, 16, 16, 2)])  # fmt: skip
+def test_overlapping_patches_are_every_stride_steps_with_the_end_repeated(length, patch_len, stride, n_tokens):
+    """PatchTST's tokens: patch ``k`` holds steps ``k * stride .. k * stride + patch_len - 1`` of
+    the window extended by ``stride`` copies of its last step (96 steps, 16 / 8: 12 tokens)."""
+    tok = OverlappingPatchTokenizer(3, 8, patch_len, stride).double()
+    x = torch.randn(2, length, 3, dtype=torch.float64)
+    out, mask = tok(x)
+    assert tok.n_tokens(length) == n_tokens and out.shape == (2, n_tokens, 8) and mask is None
+    extended = torch.cat([x, x[:, -1:].expand(-1, stride, -1)], dim=1)  # PatchTST's end padding
+    ref = torch.stack([tok.projection(extended[:, k * stride : k * stride + patch_len].reshape(2, -1))
+                       for k in range(n_tokens)], dim=1) * np.sqrt(8)  # fmt: skip
+    np.testing.assert_allclose(out.detach().numpy(), ref.detach().numpy(), rtol=1e-12, atol=1e-12)
+    with pytest.raises(ValueError, match="mask must be None"):
+        tok(x, torch.ones(2, length, dtype=torch.bool))
+    with pytest.raises(ValueError, match="stride must lie in 1..patch_len"):
+        OverlappingPatchTokenizer(3, 8, patch_len, patch_len + 1)

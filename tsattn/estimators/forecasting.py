@@ -63,6 +63,7 @@ class TSForecaster(WindowScores, ForecasterParams):
     channel_mean_, channel_scale_ : ndarray (n_channels,), training statistics.
     last_context_ : ndarray (context_length, n_channels), the end of the training series.
     patch_len_ : the patch length used (``patch_len='auto'``: ``context_length // 6``, at most 16).
+    patch_stride_ : the steps between two patches' starts (``patch_len_`` without overlap).
     blend_, anchor_ : the network's share in the forecast (1 without anchor or validation data), the anchor used.
     anchor_refit_ : whether the anchor was refitted on the validation rows too (``anchor_refit``).
     network_refit_ : whether the network was trained again on the validation rows too
@@ -168,6 +169,16 @@ class TSForecaster(WindowScores, ForecasterParams):
         if self.basis == "ortho" and self.head != "linear":
             raise ValueError(f"basis='ortho' needs head='linear' (got head={self.head!r}): the "
                              "Fourier head extrapolates steps, not basis coefficients.")
+        overlap = self.patch_stride is not None and self.patch_stride != self.patch_len
+        if overlap and (self.tokens != "patch" or self.head != "linear" or self.patch_levels > 1
+                        or self.token_embedding != "linear"):  # fmt: skip
+            raise ValueError(f"patch_stride={self.patch_stride!r} needs tokens='patch', head='linear', "
+                             "patch_levels=1 and token_embedding='linear' (got "
+                             f"tokens={self.tokens!r}, head={self.head!r}, patch_levels="
+                             f"{self.patch_levels}, token_embedding={self.token_embedding!r}).")
+        if isinstance(self.patch_stride, int) and self.patch_len != "auto" and self.patch_stride > self.patch_len:
+            raise ValueError(f"patch_stride={self.patch_stride} exceeds patch_len={self.patch_len}; "
+                             "patches would leave steps out.")
         if self.patch_len != "auto" and self.patch_len > self.context_length:
             raise ValueError(f"patch_len={self.patch_len} exceeds context_length="
                              f"{self.context_length}; choose a patch no longer than the context.")
@@ -201,6 +212,8 @@ class TSForecaster(WindowScores, ForecasterParams):
         self.last_context_ = values[-self.context_length :].copy()
         self.patch_len_ = (min(16, max(1, self.context_length // 6)) if self.patch_len == "auto"
                            else int(self.patch_len))  # fmt: skip
+        self.patch_stride_ = (max(1, self.patch_len_ // 2) if self.patch_stride == "half"
+                              else self.patch_len_ if self.patch_stride is None else int(self.patch_stride))
         self.device_ = resolve_device(self.device)
         train_data = self._windows(train_vals, rng, self.max_train_windows)
         valid_windows = None if valid_vals is None else self._windows(valid_vals, rng, None)
@@ -213,7 +226,7 @@ class TSForecaster(WindowScores, ForecasterParams):
             channel_independent=self._independent(), patch_len=self.patch_len_, tokens=self.tokens,
             anchor=self.anchor is not None, anchor_period=self.period_,
             season_period=self.period_ if self.deseasonalize else 1, basis=self.basis == "ortho",
-            patch_levels=int(self.patch_levels),
+            patch_levels=int(self.patch_levels), patch_stride=self.patch_stride_,
             **self._trunk_params(spec),
         )  # fmt: skip
         return train_data, valid_windows, seed, rng

@@ -20,6 +20,7 @@ from tsattn.layers import Dropout
 from tsattn.nn.tokenizers import (
     CircularPatchTokenizer,
     MultiScalePatchTokenizer,
+    OverlappingPatchTokenizer,
     PatchTokenizer,
     VariateTokenizer,
 )
@@ -261,6 +262,10 @@ class ForecastingTransformer(EncoderTrunk):
         window average-pooled by 2, 4, ..., ``2**(k-1)`` steps, each cut into patches of
         ``patch_len`` pooled steps (:class:`~tsattn.nn.tokenizers.MultiScalePatchTokenizer`,
         TimeMixer's multi-scale view); the linear head and patch tokens only.
+    patch_stride : steps between the starts of two patches; None or ``patch_len``: non-overlapping
+        patches; below ``patch_len``, overlapping ones with the end padded
+        (:class:`~tsattn.nn.tokenizers.OverlappingPatchTokenizer`, PatchTST's patch 16 stride 8);
+        the linear embedding and head, one resolution.
     basis : room for orthogonal bases ``basis_in (context_length, context_length)`` and
         ``basis_out (horizon, horizon)`` (identities until :meth:`set_basis`): the normalised window
         is read as its coefficients ``basis_in @ x`` and the head's output as coefficients mapped
@@ -295,6 +300,7 @@ class ForecastingTransformer(EncoderTrunk):
         season_period: int = 1,
         basis: bool = False,
         patch_levels: int = 1,
+        patch_stride: int | None = None,
         **trunk: Any,
     ) -> None:
         if head not in FORECAST_HEADS:
@@ -317,6 +323,10 @@ class ForecastingTransformer(EncoderTrunk):
         if patch_levels > 1 and (head != "linear" or variate):
             raise ValueError("patch_levels > 1 needs patch tokens and head='linear': coarse "
                              "tokens are neither steps to extrapolate nor channels.")
+        overlap = patch_stride is not None and patch_stride != patch_len
+        if overlap and (variate or head != "linear" or patch_levels > 1 or token_embedding != "linear"):
+            raise ValueError("patch_stride below patch_len (overlapping patches) needs patch tokens "
+                             "at one resolution, their linear embedding and head='linear'.")
         if variate:  # a token per channel: every channel of a window at once
             channel_independent, patch_len = False, context_length
             tokenizer = partial(VariateTokenizer, n_channels, context_length=context_length)
@@ -327,6 +337,9 @@ class ForecastingTransformer(EncoderTrunk):
                 scales = tuple(2**k for k in range(int(patch_levels)))
                 tokenizer = partial(MultiScalePatchTokenizer, c, patch_len=patch_len, scales=scales)
                 n_tokens = None  # the tokeniser's count, once built
+            elif overlap:
+                tokenizer = partial(OverlappingPatchTokenizer, c, patch_len=patch_len, stride=patch_stride)
+                n_tokens = None
             else:
                 cls = CircularPatchTokenizer if token_embedding == "circular" else PatchTokenizer
                 tokenizer = partial(cls, c, patch_len=patch_len)

@@ -28,6 +28,7 @@ __all__ = [
     "PatchTokenizer",
     "MultiScalePatchTokenizer",
     "CircularPatchTokenizer",
+    "OverlappingPatchTokenizer",
     "ConvTokenizer",
     "RocketTokenizer",
     "ConvRocketTokenizer",
@@ -97,6 +98,38 @@ class PatchTokenizer(nn.Module):
             mask = nn.functional.pad(mask, (pad, 0), value=True).reshape(b, p, -1).any(dim=-1)
             mask = None if bool(mask.all()) else mask
         return tokens, mask
+
+
+class OverlappingPatchTokenizer(PatchTokenizer):
+    """Patches of ``patch_len`` steps every ``stride`` steps, each mapped linearly to one token:
+    PatchTST's tokens (patch 16, stride 8), the series first extended at its end by ``stride``
+    copies of its last step (PatchTST's ``padding_patch="end"``), so ``(N - patch_len) // stride
+    + 2`` tokens. Complete windows only (``mask`` None)."""
+
+    def __init__(self, n_channels: int, d_model: int, patch_len: int = 16, stride: int = 8) -> None:
+        super().__init__(n_channels, d_model, patch_len)
+        if not 1 <= stride <= self.patch_len:
+            raise ValueError(f"stride must lie in 1..patch_len={self.patch_len}; got {stride}.")
+        self.stride = int(stride)
+
+    def n_tokens(self, n: int) -> int:
+        return (n + self.stride - self.patch_len) // self.stride + 1
+
+    def pad(self, n: int) -> int:
+        return 0  # the end is extended instead (forward)
+
+    def forward(
+        self, x: torch.Tensor, mask: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """``x (B, N, C)`` -> ``(tokens (B, (N - patch_len) // stride + 2, d_model), None)``."""
+        if mask is not None:
+            raise ValueError("OverlappingPatchTokenizer embeds complete windows; mask must be None.")
+        b, n, c = x.shape
+        x = torch.cat([x, x[:, -1:].expand(-1, self.stride, -1)], dim=1)
+        # (B, P, C, patch_len) -> (B, P, patch_len * C): a token holds patch_len whole steps
+        patches = x.unfold(1, self.patch_len, self.stride).transpose(2, 3)
+        tokens = self.projection(patches.reshape(b, -1, self.patch_len * c)) * math.sqrt(self.d_model)
+        return tokens, None
 
 
 class CircularPatchTokenizer(PatchTokenizer):
