@@ -170,8 +170,9 @@ class ForecasterParams(BaseTSEstimator):
         "(PatchTST/DLinear style); False puts all channels of a time step in one token."
     )
     patch_len: int | str = param(
-        "auto", [POSITIVE_INT, StrOptions({"auto"})], "Time steps per token (non-overlapping "
-        "patches, at most ``context_length``); ``'auto'``: ``min(16, context_length // 6)``."
+        "auto", [POSITIVE_INT, StrOptions({"auto"})], "Time steps per token (a patch every "
+        "``patch_stride`` steps, at most ``context_length``); ``'auto'``: ``min(16, "
+        "context_length // 6)``."
     )
     patch_stride: int | str | None = param(
         None, [POSITIVE_INT, StrOptions({"half"}), None], "Steps between the starts of two "

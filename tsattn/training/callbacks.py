@@ -197,30 +197,28 @@ class WeightAverage(Callback):
         self.module = module
         self.decay = decay
 
-    def _floating(self) -> dict[str, torch.Tensor]:
-        return {k: v for k, v in self.module.state_dict().items() if v.is_floating_point()}
-
     def on_train_begin(self, estimator: Any) -> None:
-        self.average = {k: v.detach().clone() for k, v in self._floating().items()}
-        self.raw: dict[str, torch.Tensor] | None = None
+        # the module's own tensors (updated in place by the optimiser and by BatchNorm)
+        self.state = [v for v in self.module.state_dict().values() if v.is_floating_point()]
+        self.average = [v.detach().clone() for v in self.state]
+        self.raw: list[torch.Tensor] | None = None
 
     @torch.no_grad()
     def on_step_end(self, estimator: Any, step: int) -> None:
-        for key, value in self._floating().items():
-            self.average[key].lerp_(value, 1.0 - self.decay)
+        for average, value in zip(self.average, self.state, strict=True):
+            average.lerp_(value, 1.0 - self.decay)
 
     @torch.no_grad()
     def on_round_end(self, estimator: Any) -> None:
-        state = self._floating()
-        self.raw = {k: v.detach().clone() for k, v in state.items()}
-        for key, value in state.items():
-            value.copy_(self.average[key])
+        self.raw = [v.detach().clone() for v in self.state]
+        for value, average in zip(self.state, self.average, strict=True):
+            value.copy_(average)
 
     @torch.no_grad()
     def on_epoch_end(self, estimator: Any, record: dict) -> None:
         if self.raw is not None:
-            for key, value in self._floating().items():
-                value.copy_(self.raw[key])
+            for value, raw in zip(self.state, self.raw, strict=True):
+                value.copy_(raw)
             self.raw = None
 
     def on_train_end(self, estimator: Any, history: list[dict]) -> None:
