@@ -135,9 +135,9 @@ def plot_forecast(forecaster, y_context: Any = None, y_true: Any = None, *,
     coverages = [float(c) for c in coverages]
     if any(not 0 < c < 1 for c in coverages):
         raise ValueError(f"coverages must lie strictly between 0 and 1; got {coverages}.")
-    values, index, names = _context(forecaster, y_context, history or forecaster.context_length)
-    panels = _panels(channels, names)
     shown = history or forecaster.context_length
+    values, index, names = _context(forecaster, y_context, shown)
+    panels = _panels(channels, names)
     horizon = forecaster.horizon
     future = series_io.future_index(index, horizon)
     levels = sorted({a for c in coverages for a in ((1 - c) / 2, (1 + c) / 2)})

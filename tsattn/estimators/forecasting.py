@@ -9,6 +9,7 @@ of optimiser steps (:class:`tsattn.training.WindowData`).
 from __future__ import annotations
 
 import warnings
+from numbers import Integral
 from typing import Any
 
 import numpy as np
@@ -176,7 +177,7 @@ class TSForecaster(WindowScores, ForecasterParams):
                              "patch_levels=1 and token_embedding='linear' (got "
                              f"tokens={self.tokens!r}, head={self.head!r}, patch_levels="
                              f"{self.patch_levels}, token_embedding={self.token_embedding!r}).")
-        if isinstance(self.patch_stride, int) and self.patch_len != "auto" and self.patch_stride > self.patch_len:
+        if isinstance(self.patch_stride, Integral) and self.patch_len != "auto" and self.patch_stride > self.patch_len:
             raise ValueError(f"patch_stride={self.patch_stride} exceeds patch_len={self.patch_len}; "
                              "patches would leave steps out.")
         if self.patch_len != "auto" and self.patch_len > self.context_length:
