@@ -24,7 +24,7 @@ from tsattn.training.loop import Budget, TrainResult, predict, train
 from tsattn.training.optim import adamw
 from tsattn.training.pretrain import MaskedReconstruction, pretrain
 from tsattn.training.threads import ThreadBudget
-from tsattn.training.windows import WindowData
+from tsattn.training.windows import CovariateWindowData, WindowData
 
 __all__ = [
     "Callback",
@@ -43,6 +43,7 @@ __all__ = [
     "TrainResult",
     "TrainingDivergedError",
     "WeightAverage",
+    "CovariateWindowData",
     "WindowData",
     "adamw",
     "autocast",

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-__all__ = ["WindowData"]
+__all__ = ["CovariateWindowData", "WindowData"]
 
 
 class _Targets:
@@ -83,7 +83,7 @@ class WindowData:
         t = torch.arange(len(self), device=self.x.device) if idx is None else torch.as_tensor(
             np.asarray(idx, dtype=np.int64), device=self.x.device)  # fmt: skip
         x, y = self.gather(t), self.gather(t, target=True)
-        lengths = torch.full((len(t),), self.context_length, dtype=torch.long, device=x.device)
+        lengths = torch.full((len(t),), x.shape[1], dtype=torch.long, device=x.device)
         return TensorData(x, lengths, y)
 
     def sample(self, limit: int, rng: np.random.Generator):
@@ -92,3 +92,37 @@ class WindowData:
         if len(self) <= limit:
             return self.materialise()
         return self.materialise(np.sort(rng.choice(len(self), size=limit, replace=False)))
+
+
+class CovariateWindowData(WindowData):
+    """Windows of ``series (T, n_targets + k)``, target columns first, whose samples are one
+    target channel of one window packed with the ``k`` covariates, as
+    :class:`~tsattn.nn.covariates.CovariateForecaster` reads them.
+
+    A sample's input is ``(context_length + horizon, 1 + k)``: the target channel's context (its
+    horizon rows zero) and the covariates' rows, of which only the ``future`` ones (indices among
+    the ``k``) keep their horizon rows (the others are zero there: never read after the forecast
+    origin). Its target is the channel's horizon, ``(horizon, 1)``.
+    """
+
+    def __init__(self, series: torch.Tensor, context_length: int, horizon: int,
+                 starts: np.ndarray | None, n_targets: int, future: tuple[int, ...]) -> None:  # fmt: skip
+        super().__init__(series, context_length, horizon, starts, channel_independent=True)
+        self.n_channels = int(n_targets)  # samples run over the target channels only
+        self.future = tuple(int(f) for f in future)
+        k = series.shape[1] - self.n_channels
+        keep = torch.zeros(self.context_length + self.horizon, 1 + k, device=series.device)
+        keep[: self.context_length] = 1.0
+        keep[self.context_length :, [1 + f for f in self.future]] = 1.0
+        self._keep = keep
+        self._window = torch.arange(self.context_length + self.horizon, device=series.device)
+
+    def gather(self, idx: torch.Tensor, target: bool = False) -> torch.Tensor:
+        """Packed inputs ``(b, L + H, 1 + k)`` or targets ``(b, H, 1)`` of samples ``idx``."""
+        if target:
+            return super().gather(idx, target=True)
+        start = self.starts[idx // self.n_channels]
+        channel = idx % self.n_channels
+        rows = start[:, None] + self._window[None, :]  # (b, L + H)
+        target_rows = self.x[rows, channel[:, None]].unsqueeze(-1)
+        return torch.cat([target_rows, self.x[rows, self.n_channels :]], dim=2) * self._keep

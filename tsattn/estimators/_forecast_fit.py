@@ -1,0 +1,333 @@
+"""``TSForecaster``'s fit and predict over one series or many, with or without covariates.
+
+``fit`` reads its input (:mod:`._panel`), standardises each series on its own training rows, lays
+the series end to end and trains one network on the windows of all of them
+(:class:`~tsattn.training.WindowData`, or :class:`~tsattn.training.CovariateWindowData` with
+covariates), then fits the anchor, the blend and the interval table on the validation windows
+(:meth:`_calibrate`). The predict methods read their input through :mod:`._forecast_input` and
+give forecasts back in its kind: the one series' kind, a long frame, or arrays for a batch.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import torch
+from sklearn.utils.validation import check_is_fitted
+
+from tsattn.estimators import _anchor, _intervals
+from tsattn.estimators._covariate_anchor import fit_covariate_anchor
+from tsattn.estimators._forecast_input import Contexts, pack, read_predict_input
+from tsattn.estimators._panel import (
+    FitInput, lay_out, pad_left, read_fit_input, resolve_future, split_panel, standardise,
+)
+from tsattn.estimators._windows import window_tensors
+from tsattn.io import series as series_io
+from tsattn.io.panel import ID, TARGET, TIME, is_long_frame, read_long_frame
+from tsattn.training import CovariateWindowData, WindowData, autocast, resolve_device
+
+__all__ = ["PanelForecasting"]
+
+#: Validation samples (windows, or window-channel pairs) kept at most for the calibration after
+#: training (anchor, blend, intervals); a fixed random subset above.
+MAX_VALID_SAMPLES = 32_768
+#: Validation samples scored after each training round to pick the best one; a fixed random
+#: subset above. Scoring 32,768 samples 20 times took a third of a default fit on ETTm1
+#: (docs/results/speed/fit_time/).
+MAX_ROUND_SAMPLES = 8_192
+
+
+class PanelForecasting:
+    """The data path of :class:`~tsattn.TSForecaster` (its parameters are declared there)."""
+
+    def fit(self, y: Any, X: Any = None, y_val: Any = None) -> Any:
+        """Train on ``y``: one series (array ``(T,)`` or ``(T, C)``, Series or DataFrame, oldest
+        row first; :meth:`predict` continues a ``DatetimeIndex``), or a long frame with columns
+        ``unique_id``, ``ds``, ``y`` (many series, one network; further numeric columns are
+        covariates). ``X``: covariates, one row per row of ``y`` (an array or frame for one
+        series; a long frame with ``unique_id``, ``ds`` for a long ``y``); those named in
+        ``future_covariates`` are known for the horizon too, the others are read up to the
+        forecast origin only. ``y_val``: a validation series for one series without covariates
+        (e.g. the standard validation split, starting ``context_length`` rows before its first
+        target); default the end of each series (``validation_fraction``)."""
+        spec = self._validate()
+        data = read_fit_input(y, X, y_val, type(self).__name__)
+        train_data, valid_windows, seed, rng = self._build(data, spec)
+        valid_data = None if valid_windows is None else valid_windows.sample(MAX_ROUND_SAMPLES, rng)
+        self._train(train_data, valid_data, seed, rng)
+        self._calibrate(train_data, valid_windows, rng)
+        return self
+
+    # ------------------------------------------------------------------ build
+    def _build(self, data: FitInput, spec):
+        """Per-series scaling, training and validation windows, and ``network_params_``."""
+        n, h = self.context_length, self.horizon
+        self.input_kind_ = data.info
+        self.covariates_ = list(data.covariate_names)
+        self.future_ = resolve_future(self.future_covariates, self.covariates_)
+        self.n_channels_ = self.n_features_in_ = c = data.n_targets
+        self.series_ids_, self.last_stamps_, self.step_ = data.ids, data.last_stamps, data.step
+        if data.ids is None:  # one series: today's checks and validation tail
+            values = data.rows[0]
+            series_io.check_length(values, n, h, "y")
+            if data.valid is not None:
+                series_io.check_length(data.valid, n, h, "y_val")
+                train, valid = [values], [data.valid]
+            elif self.validation_fraction > 0:
+                tail = series_io.hold_out_tail(values, self.validation_fraction, n, h)
+                train, valid = [tail[0]], [tail[1]]
+            else:
+                train, valid = [values], [None]
+            self.last_context_ = values[-n:].copy()
+        else:
+            train, valid = split_panel(data.rows, self.validation_fraction, n, h)
+            self.last_context_ = np.stack([pad_left(r, n)[-n:] for r in data.rows])
+        self.series_mean_, self.series_scale_ = standardise(train)
+        self.channel_mean_, self.channel_scale_ = self.series_mean_[0, :c], self.series_scale_[0, :c]
+        self.period_ = self._period(self._time_info(data), int(np.median([len(t) for t in train])))
+        seed, rng = self._random()
+        self.patch_len_ = (min(16, max(1, n // 6)) if self.patch_len == "auto" else int(self.patch_len))
+        self.patch_stride_ = (max(1, self.patch_len_ // 2) if self.patch_stride == "half"
+                              else self.patch_len_ if self.patch_stride is None else int(self.patch_stride))
+        self.device_ = resolve_device(self.device)
+        scale = [(self.series_mean_[i], self.series_scale_[i]) for i in range(len(train))]
+        self._scaled_rows = [None if r is None else (r - m) / s
+                             for r, (m, s) in zip(data.rows, scale)]  # fmt: skip
+        train_data = self._windows([(r - m) / s for r, (m, s) in zip(train, scale)])
+        valid_windows = None
+        if any(v is not None for v in valid):
+            valid_windows = self._windows([None if v is None else (v - m) / s
+                                           for v, (m, s) in zip(valid, scale)])  # fmt: skip
+        if self.covariates_:
+            self._check_covariate_options()
+            self.network_params_ = dict(
+                context_length=int(n), horizon=int(h), n_covariates=len(self.covariates_),
+                future=list(self.future_), patch_len=self.patch_len_,
+                anchor=self.anchor is not None, **self._trunk_params(spec))  # fmt: skip
+        else:
+            self.network_params_ = self._network_params(spec)
+        return train_data, valid_windows, seed, rng
+
+    def _time_info(self, data: FitInput) -> dict:
+        """The input's kind, with a short time index for a long frame of datetimes (so that
+        ``period='auto'`` reads the season from its step)."""
+        if data.ids is None or isinstance(data.step, (int, np.integer)):
+            return data.info
+        return {**data.info, "index": pd.date_range("2000-01-03", periods=3, freq=data.step)}
+
+    def _check_covariate_options(self) -> None:
+        bad = {name: value for name, value in (("tokens", self.tokens), ("head", self.head))
+               if value != {"tokens": "patch", "head": "linear"}[name]}  # fmt: skip
+        if self.patch_stride_ != self.patch_len_:
+            bad["patch_stride"] = self.patch_stride
+        if bad:
+            raise ValueError(f"covariates are read by patch tokens with the linear head, "
+                             f"non-overlapping; got {bad}. Leave these options at their defaults "
+                             "or fit without covariates.")
+
+    def _windows(self, rows: list[np.ndarray | None]) -> WindowData:
+        """The windows of the scaled series ``rows`` laid end to end (None entries skipped)."""
+        series, starts, _ = lay_out(rows, self.context_length, self.horizon)
+        tensor = torch.tensor(series, dtype=torch.float32, device=self.device_)
+        if self.covariates_:
+            return CovariateWindowData(tensor, self.context_length, self.horizon, starts,
+                                       self.n_channels_, self.future_)  # fmt: skip
+        return WindowData(tensor, self.context_length, self.horizon, starts, self._independent())
+
+    def _build_network(self) -> torch.nn.Module:
+        params = dict(self.network_params_)
+        if "n_covariates" not in params:
+            return super()._build_network()
+        from tsattn.attention import AttentionSpec
+        from tsattn.nn.covariates import CovariateForecaster
+
+        params["attention"] = AttentionSpec(params["attention"], params.pop("attention_params"))
+        return CovariateForecaster(**params)
+
+    # ------------------------------------------------------------------ calibrate
+    def _calibrate(self, train_data: WindowData, valid_windows: WindowData | None,
+                   rng: np.random.Generator) -> None:  # fmt: skip
+        """The anchor, ``blend_`` and the interval table from the validation windows (training
+        windows when there are none), at most ``MAX_VALID_SAMPLES`` values per step."""
+        self.interval_source_ = "validation" if valid_windows is not None else "train"
+        source = train_data if valid_windows is None else valid_windows
+        c = self.n_channels_
+        if self.covariates_:
+            sample = source.sample(MAX_VALID_SAMPLES, rng)
+            contexts = sample.x[:, : self.context_length, :1].double().cpu().numpy()
+        else:
+            windows = WindowData(source.x, self.context_length, self.horizon,
+                                 source.starts.cpu().numpy(), channel_independent=False)  # fmt: skip
+            sample = windows.sample(max(1, MAX_VALID_SAMPLES // c), rng)
+            contexts = sample.x.double().cpu().numpy()
+        targets = sample.y.double().cpu().numpy()
+        forecast = self._predict_tensor(sample).double().numpy()
+        series = train_data.x[:, :c].double().cpu().numpy()
+        starts = train_data.starts.cpu().numpy()
+        self.blend_, self.anchor_ = 1.0, None
+        validation = valid_windows is not None
+        if self.anchor is not None and self.covariates_:
+            weight, bias, self.anchor_penalty_ = fit_covariate_anchor(train_data, valid_windows, rng)
+            self.module_.set_anchor(weight, bias)
+            with torch.inference_mode():
+                simple = self.module_.anchor(sample.x).double().cpu().numpy()
+            self.blend_ = _anchor.fit_blend(forecast, simple, targets) if validation else 1.0
+            forecast = self.blend_ * forecast + (1 - self.blend_) * simple
+            self.anchor_ = "lear"
+            self.module_.set_blend(self.blend_)
+        elif self.anchor is not None:
+            fit, self.blend_, forecast = _anchor.choose(
+                self.anchor, series, starts, self.period_, contexts, targets, forecast, rng,
+                validation)  # fmt: skip
+            self.anchor_ = fit.name
+            self.module_.set_anchor(fit.weight, fit.bias, fit.cycle)
+            self.module_.set_blend(self.blend_)
+        crossfit = _anchor.crossfit_errors(series, starts, self.context_length, self.horizon, rng,
+                                           max(1, MAX_VALID_SAMPLES // c))  # fmt: skip
+        self.interval_table_, self.interval_floor_ = _intervals.calibrate(
+            contexts, forecast, targets, crossfit)  # fmt: skip
+        self.anchor_refit_ = False
+        if self.anchor_ is not None and validation and not self.covariates_:
+            self._refit_anchor(train_data.x, valid_windows.x, rng)
+        del self._scaled_rows
+
+    def _refit_anchor(self, train: torch.Tensor, valid: torch.Tensor,
+                      rng: np.random.Generator) -> None:  # fmt: skip
+        """The chosen anchor fitted again on every row, the validation rows included: for one
+        series when ``valid`` continues ``train`` (its first ``context_length`` rows are
+        ``train``'s last), for a long frame on each series' whole rows."""
+        n = self.context_length
+        if self.series_ids_ is None:
+            if len(train) < n or not torch.equal(valid[:n], train[-n:]):
+                return
+            rows = torch.cat([train, valid[n:]]).double().cpu().numpy()
+            starts = np.arange(len(rows) - n - self.horizon + 1)
+        else:
+            rows, starts, _ = lay_out(self._scaled_rows, n, self.horizon)
+        fit = _anchor.fit_anchor(self.anchor_, rows, starts, n, self.horizon, self.period_, rng)
+        self.module_.set_anchor(fit.weight, fit.bias, fit.cycle)
+        self.anchor_refit_ = True
+
+    # ------------------------------------------------------------------ predict
+    def _network_input(self, inp: Contexts) -> tuple[np.ndarray, np.ndarray]:
+        """``(network input, scaled target contexts (n, L, C))`` of ``inp``."""
+        scaled = inp.scaled()
+        c = self.n_channels_
+        if not self.covariates_:
+            return scaled, scaled
+        return pack(scaled, inp.future, c, self.future_, self.horizon), scaled[:, :, :c]
+
+    def _unpack(self, out: np.ndarray, n: int) -> np.ndarray:
+        """Network outputs back to ``(n, H, C)`` (covariate samples are one channel each)."""
+        if not self.covariates_:
+            return out
+        return out.reshape(n, self.n_channels_, self.horizon).transpose(0, 2, 1)
+
+    def _forecast(self, y: Any, X: Any = None, alpha: np.ndarray | None = None):
+        """``(forecasts, contexts)``: unscaled ``(n, horizon, C)`` point forecasts, or with
+        ``alpha`` ``(n, horizon, C, len(alpha))`` quantiles, and the input read."""
+        check_is_fitted(self, "module_")
+        inp = read_predict_input(self, y, X)
+        net_in, contexts = self._network_input(inp)
+        out = self._predict_tensor(window_tensors(net_in, self.device_)).double().numpy()
+        out = self._unpack(out, len(contexts))
+        if alpha is not None:
+            out = _intervals.quantiles(out, contexts, self.interval_table_, self.interval_floor_,
+                                       alpha)  # fmt: skip
+        return inp.unscale(out, self.n_channels_), inp
+
+    def predict(self, y: Any = None, X: Any = None) -> Any:
+        """Forecast the ``horizon`` steps after a context. ``y``: None, the end of every fitted
+        series; one series (formats of :meth:`fit`, at least ``context_length`` rows, the last
+        ones used); a long frame (``unique_id``, ``ds``, ``y`` ...: each series forecast from its
+        own rows, seen in fit or not); or a batch ``(n_windows, length, n_channels)`` of
+        contexts. ``X``: the covariates: for the fitted series or a long frame, a long frame of
+        the future covariates' ``horizon`` rows after each series; for one series, its rows and
+        the ``horizon`` after them (or, with ``y=None``, the ``horizon`` rows); for a batch,
+        ``(n_windows, length [+ horizon], k)``. Returns the input's kind: ``(horizon,)``,
+        ``(horizon, C)``, a Series/DataFrame whose index continues the input's, a long frame
+        ``unique_id, ds, y``, or ``(n_windows, horizon, C)`` for a batch."""
+        out, inp = self._forecast(y, X)
+        return inp.format(out)
+
+    def predict_components(self, y: Any = None, X: Any = None) -> dict[str, Any]:
+        """What the forecast is made of: ``{"forecast": ..., "network": ..., "anchor": ...}``, the
+        forecast of :meth:`predict`, the network's alone and the anchor's alone (None without an
+        anchor), each of :meth:`predict`'s kind; ``forecast = blend_ * network + (1 - blend_) *
+        anchor``. ``y`` and ``X`` as in :meth:`predict`."""
+        check_is_fitted(self, "module_")
+        inp = read_predict_input(self, y, X)
+        net_in, contexts = self._network_input(inp)
+        data = window_tensors(net_in, self.device_)
+        size = self._predict_batch()
+        self.module_.eval()
+        chunks = []
+        with torch.inference_mode():
+            for start in range(0, len(data), size):
+                with autocast(self.device_, self.precision):
+                    chunks.append(self.module_(data.x[start : start + size], parts=True))
+        out = {}
+        for k, name in enumerate(("forecast", "network", "anchor")):
+            if chunks[0][k] is None:
+                out[name] = None
+                continue
+            part = torch.cat([c[k].float() for c in chunks]).cpu().double().numpy()
+            out[name] = inp.format(inp.unscale(self._unpack(part, len(contexts)), self.n_channels_))
+        return out
+
+    def predict_quantiles(self, y: Any = None, alpha: Any = (0.1, 0.5, 0.9), X: Any = None) -> Any:
+        """Quantiles at levels ``alpha`` (calibrated on the validation errors): arrays with a last
+        axis over ``alpha``; for pandas input a DataFrame with columns ``(column, alpha)`` on the
+        continued index; for a long frame a long frame with a column per level. ``y`` and ``X``
+        as in :meth:`predict`."""
+        alpha = _intervals.check_levels(alpha)
+        out, inp = self._forecast(y, X, alpha)
+        if inp.info is None:
+            return out
+        if inp.info["kind"] == "long":
+            frame = inp.format(out[..., 0])
+            frame = frame.drop(columns=TARGET)
+            for j, a in enumerate(alpha):
+                frame[float(a)] = out[:, :, 0, j].reshape(-1)
+            return frame
+        return series_io.format_quantiles(out[0], inp.info, alpha)
+
+    def predict_interval(self, y: Any = None, coverage: float = 0.9, X: Any = None
+                         ) -> tuple[Any, Any]:  # fmt: skip
+        """``(lower, upper)``: the bounds of the central ``coverage`` interval (quantiles
+        ``(1 -/+ coverage) / 2``), each of :meth:`predict`'s kind. The point forecast lies
+        between them but is not their midpoint or the median: it is the blend of network and
+        anchor, the intervals the errors' own quantiles around it."""
+        if not 0 < coverage < 1:
+            raise ValueError(f"coverage must be strictly between 0 and 1; got {coverage}.")
+        out, inp = self._forecast(y, X, np.array([(1 - coverage) / 2, (1 + coverage) / 2]))
+        return tuple(inp.format(out[..., k]) for k in (0, 1))
+
+    def score(self, y: Any, X: Any = None) -> float:
+        """*Negative* MSE (higher is better, as scikit-learn's model selection expects), in one
+        of two conventions. scikit-learn's, on windows: ``score(contexts (n, L, C), targets (n,
+        horizon, C))``. sktime's, on what follows the fitted series: ``score(y, X=None)`` with
+        ``y`` the rows after the end of fit (one series' next rows, or a long frame of each
+        series' next rows), ``X`` the future covariates as :meth:`predict` takes them; the first
+        ``min(horizon, len(y))`` steps are scored."""
+        if getattr(y, "ndim", np.ndim(y)) == 3:
+            return -self.mse(y, X)
+        check_is_fitted(self, "module_")
+        if is_long_frame(y):
+            truth = read_long_frame(y, "y")
+            forecast = self.predict(X=X)
+            merged = forecast.merge(pd.DataFrame(
+                {ID: np.repeat(np.asarray(truth.ids, dtype=object), truth.lengths),
+                 TIME: np.concatenate(truth.stamps),
+                 "truth": np.concatenate(truth.targets)[:, 0]}), on=[ID, TIME])  # fmt: skip
+            if merged.empty:
+                raise ValueError("y shares no (unique_id, ds) row with the forecast of the next "
+                                 f"{self.horizon} steps after each fitted series.")
+            return -float(np.mean((merged[TARGET] - merged["truth"]) ** 2))
+        values, _ = series_io.as_series(y, "y")
+        steps = min(self.horizon, len(values))
+        forecast, _ = self._forecast(None, X)
+        return -float(np.mean((forecast[0, :steps] - values[:steps]) ** 2))
+
