@@ -423,13 +423,13 @@ def test_anchor_keeps_the_forecaster_at_or_below_naive_on_exchange_validation(ex
     ctx, tgt = exchange.windows("val", 24)
     naive = float(np.mean((ctx[:, -1:] - tgt) ** 2))
     fit = dict(TINY, patch_len="auto", max_steps=40)
-    alone = TSForecaster(24, 96, **fit, anchor=None).fit(exchange.scaled("train"), exchange.scaled("val"))
-    ours = TSForecaster(24, 96, **fit, anchor="last").fit(exchange.scaled("train"), exchange.scaled("val"))
+    alone = TSForecaster(24, 96, **fit, anchor=None).fit(exchange.scaled("train"), y_val=exchange.scaled("val"))
+    ours = TSForecaster(24, 96, **fit, anchor="last").fit(exchange.scaled("train"), y_val=exchange.scaled("val"))
     assert alone.mse(ctx, tgt) > 1.05 * naive
     assert ours.mse(ctx, tgt) <= naive * (1 + 1e-6) and ours.blend_ < 1
     # the default anchor tries each simple forecaster and keeps the one whose blend errs least
-    auto = TSForecaster(24, 96, **fit).fit(exchange.scaled("train"), exchange.scaled("val"))
-    each = {a: TSForecaster(24, 96, **fit, anchor=a).fit(exchange.scaled("train"), exchange.scaled("val"))
+    auto = TSForecaster(24, 96, **fit).fit(exchange.scaled("train"), y_val=exchange.scaled("val"))
+    each = {a: TSForecaster(24, 96, **fit, anchor=a).fit(exchange.scaled("train"), y_val=exchange.scaled("val"))
             for a in ("linear", "nlinear", "last")}  # fmt: skip
     assert auto.anchor_ in each and auto.mse(ctx, tgt) == pytest.approx(
         min(e.mse(ctx, tgt) for e in each.values()), rel=1e-6)
@@ -441,7 +441,7 @@ def test_intervals_cover_about_their_level_on_exchange_test(exchange):
     """Calibrated on the validation split, scored on TEST windows it never saw: the empirical
     coverage is near the nominal one (a unit slip, e.g. forgetting the channel scale, breaks it)."""
     f = TSForecaster(24, 96, **dict(TINY, patch_len="auto", max_steps=40))
-    f.fit(exchange.scaled("train"), exchange.scaled("val"))
+    f.fit(exchange.scaled("train"), y_val=exchange.scaled("val"))
     ctx, tgt = exchange.windows("test", 24)
     for coverage in (0.5, 0.8, 0.95):
         lo, hi = f.predict_interval(ctx, coverage)

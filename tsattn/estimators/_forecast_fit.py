@@ -21,7 +21,13 @@ from tsattn.estimators import _anchor, _intervals
 from tsattn.estimators._covariate_anchor import fit_covariate_anchor
 from tsattn.estimators._forecast_input import Contexts, pack, read_predict_input
 from tsattn.estimators._panel import (
-    FitInput, lay_out, pad_left, read_fit_input, resolve_future, split_panel, standardise,
+    FitInput,
+    lay_out,
+    pad_left,
+    read_fit_input,
+    resolve_future,
+    split_panel,
+    standardise,
 )
 from tsattn.estimators._windows import window_tensors
 from tsattn.io import series as series_io
@@ -94,12 +100,12 @@ class PanelForecasting:
         self.device_ = resolve_device(self.device)
         scale = [(self.series_mean_[i], self.series_scale_[i]) for i in range(len(train))]
         self._scaled_rows = [None if r is None else (r - m) / s
-                             for r, (m, s) in zip(data.rows, scale)]  # fmt: skip
-        train_data = self._windows([(r - m) / s for r, (m, s) in zip(train, scale)])
+                             for r, (m, s) in zip(data.rows, scale, strict=False)]  # fmt: skip
+        train_data = self._windows([(r - m) / s for r, (m, s) in zip(train, scale, strict=False)])
         valid_windows = None
         if any(v is not None for v in valid):
             valid_windows = self._windows([None if v is None else (v - m) / s
-                                           for v, (m, s) in zip(valid, scale)])  # fmt: skip
+                                           for v, (m, s) in zip(valid, scale, strict=False)])  # fmt: skip
         if self.covariates_:
             self._check_covariate_options()
             self.network_params_ = dict(

@@ -88,7 +88,7 @@ def read_predict_input(est: Any, y: Any, X: Any) -> Contexts:
         if panel.covariate_names != est.covariates_:
             raise ValueError(f"y's covariate columns {panel.covariate_names} differ from fit's "
                              f"{est.covariates_}; pass the same columns.")
-        rows = [np.hstack([t, cv]) for t, cv in zip(panel.targets, panel.covariates)]
+        rows = [np.hstack([t, cv]) for t, cv in zip(panel.targets, panel.covariates, strict=False)]
         mean, scale = standardise(rows)
         values = np.stack([pad_left(r, ctx_len)[-ctx_len:] for r in rows])
         out = Contexts(values, None, mean, scale, {"kind": "long"}, panel.ids,
@@ -101,6 +101,8 @@ def read_predict_input(est: Any, y: Any, X: Any) -> Contexts:
             out.future = np.stack(read_future_frame(X, panel.ids, panel.last_stamps, panel.step,
                                                     future_names, horizon))  # fmt: skip
         return _scale_future(out, est)
+    if getattr(y, "ndim", np.ndim(y)) == 2 and getattr(X, "ndim", np.ndim(X)) == 3:
+        y = np.asarray(y, dtype=np.float64)[..., None]  # a batch of univariate windows (n, ctx)
     if getattr(y, "ndim", np.ndim(y)) == 3:  # a batch of windows
         contexts = series_io.as_windows(y, c, "y_context", type(est).__name__)
         series_io.check_length(contexts[0], ctx_len, 0, "y_context")

@@ -36,6 +36,13 @@ class ForecasterParams(BaseTSEstimator):
         "(the last ``context_length`` rows of a context).", kw_only=False,
     )  # fmt: skip
     attention: str = param("softmax", **ATTENTION, kw_only=False)
+    future_covariates: list | None = param(
+        None, [list, tuple, None], "The covariates known for the forecast's horizon too (names "
+        "of ``X``'s columns or of a long frame's covariate columns; positions for an array "
+        "``X``), such as day-ahead load forecasts or calendar columns: ``predict`` then needs "
+        "their ``horizon`` next rows. Every other covariate is known in the past only: read up "
+        "to the forecast origin, never after."
+    )
     head: str = param(
         "linear", [StrOptions(set(FORECAST_HEADS))], "``'linear'``: map the flattened encoded "
         "window linearly to the horizon. ``'fourier'``: extrapolate the tokens' ``1 + 2*n_harm`` "

@@ -101,7 +101,7 @@ def read_fit_input(y: Any, X: Any, y_val: Any, owner: str) -> FitInput:
             raise ValueError("y_val goes with one series; a long frame's validation rows are the "
                              "last rows of each of its series (validation_fraction).")
         panel = read_long_frame(y, "y", covariates=X)
-        rows = [np.hstack([t, c]) for t, c in zip(panel.targets, panel.covariates)]
+        rows = [np.hstack([t, c]) for t, c in zip(panel.targets, panel.covariates, strict=False)]
         return FitInput(rows, {"kind": "long"}, 1, panel.covariate_names, panel.ids,
                         panel.last_stamps, panel.step)  # fmt: skip
     values, info = series_io.as_series(y, "y")

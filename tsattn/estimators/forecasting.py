@@ -10,21 +10,19 @@ from __future__ import annotations
 
 import warnings
 from numbers import Integral
-from typing import Any
 
 import numpy as np
 import torch
-from sklearn.utils.validation import check_is_fitted
 
 from tsattn.attention import AttentionSpec
-from tsattn.estimators import _anchor, _basis, _intervals
+from tsattn.estimators import _anchor, _basis
+from tsattn.estimators._forecast_fit import PanelForecasting
 from tsattn.estimators._forecaster_params import LOSSES, ForecasterParams
-from tsattn.estimators._windows import WindowScores, window_tensors
+from tsattn.estimators._windows import WindowScores
 from tsattn.estimators.params import declare
 from tsattn.io import series as series_io
-from tsattn.io import standardisation
 from tsattn.nn.forecasting import ForecastingTransformer
-from tsattn.training import Budget, TrainingDivergedError, WindowData, autocast, resolve_device
+from tsattn.training import Budget, TrainingDivergedError, WindowData
 
 __all__ = ["TSForecaster"]
 
@@ -43,7 +41,7 @@ ROUNDS = 20
 
 
 @declare
-class TSForecaster(WindowScores, ForecasterParams):
+class TSForecaster(PanelForecasting, WindowScores, ForecasterParams):
     """Transformer forecaster: the ``horizon`` steps after a ``context_length``-step window.
 
     ``fit`` trains on the stride-1 windows of one series (cut on the fly: memory does not grow
@@ -89,28 +87,6 @@ class TSForecaster(WindowScores, ForecasterParams):
     @staticmethod
     def _score_fn(output: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
         return -torch.nn.functional.mse_loss(output, target)
-
-    def fit(self, y: Any, y_val: Any = None) -> TSForecaster:
-        """Train on the series ``y`` (array ``(T,)`` or ``(T, C)``, Series or DataFrame, oldest row
-        first; a ``DatetimeIndex`` must increase without duplicates and :meth:`predict` continues
-        it). ``y_val``: a validation series in the same format (e.g. the standard validation split,
-        starting ``context_length`` rows before its first target); default the end of ``y``."""
-        spec = self._validate()
-        train_data, valid_windows, seed, rng = self._build(y, y_val, spec)
-        season = self._season(train_data)
-        fit_train, fit_valid = train_data, valid_windows
-        if season is not None:  # the training rows start at phase 0 of their own profile
-            fit_train = _deseasoned(train_data, season, phase=0)
-            fit_valid = None if valid_windows is None else _deseasoned(valid_windows, season)
-        valid_data = None if fit_valid is None else fit_valid.sample(MAX_ROUND_SAMPLES, rng)
-        self._train(fit_train, valid_data, seed, rng)
-        if season is not None:  # from now on the network removes and restores it itself
-            self.module_.set_season(season)
-        self._calibrate(train_data, valid_windows, rng)
-        self.network_refit_ = False
-        if self.network_refit and valid_windows is not None:
-            self._refit_network(train_data, valid_windows, season, seed, rng)
-        return self
 
     def _refit_network(self, train_data: WindowData, valid_windows: WindowData,
                        season: torch.Tensor | None, seed: int, rng: np.random.Generator) -> None:  # fmt: skip
@@ -202,23 +178,9 @@ class TSForecaster(WindowScores, ForecasterParams):
         round_steps = max(1, -(-steps // ROUNDS))
         return Budget(-(-steps // round_steps), steps, round_steps)
 
-    def _build(self, y: Any, y_val: Any, spec: AttentionSpec):
-        """Windows, standardisation, validation samples and ``network_params_`` (as the core's)."""
-        values, self.input_kind_, train_vals, valid_vals = series_io.read_fit_series(
-            y, y_val, self.validation_fraction, self.context_length, self.horizon, type(self).__name__)
-        self.n_channels_ = self.n_features_in_ = values.shape[1]
-        self.period_ = self._period(self.input_kind_, len(train_vals))
-        seed, rng = self._random()
-        self.channel_mean_, self.channel_scale_ = standardisation(train_vals)
-        self.last_context_ = values[-self.context_length :].copy()
-        self.patch_len_ = (min(16, max(1, self.context_length // 6)) if self.patch_len == "auto"
-                           else int(self.patch_len))  # fmt: skip
-        self.patch_stride_ = (max(1, self.patch_len_ // 2) if self.patch_stride == "half"
-                              else self.patch_len_ if self.patch_stride is None else int(self.patch_stride))
-        self.device_ = resolve_device(self.device)
-        train_data = self._windows(train_vals, rng, self.max_train_windows)
-        valid_windows = None if valid_vals is None else self._windows(valid_vals, rng, None)
-        self.network_params_ = dict(
+    def _network_params(self, spec: AttentionSpec) -> dict:
+        """``network_params_`` of the network without covariates."""
+        return dict(
             n_channels=self.n_channels_, context_length=int(self.context_length),
             horizon=int(self.horizon), head=self.head, n_harm=int(self.n_harm),
             instance_norm=bool(self.instance_norm), instance_norm_eps=float(self.instance_norm_eps),
@@ -230,7 +192,6 @@ class TSForecaster(WindowScores, ForecasterParams):
             patch_levels=int(self.patch_levels), patch_stride=self.patch_stride_,
             **self._trunk_params(spec),
         )  # fmt: skip
-        return train_data, valid_windows, seed, rng
 
     def _period(self, info: dict | None, n_train: int) -> int:
         """``period_``: the ``period`` parameter, ``'auto'`` read from the time index; 1 without a
@@ -254,162 +215,6 @@ class TSForecaster(WindowScores, ForecasterParams):
                 "deseasonalize=False.")  # fmt: skip
         return period
 
-    def _windows(self, values: np.ndarray, rng: np.random.Generator, limit: int | None) -> WindowData:
-        series = torch.tensor(self._scale(values), dtype=torch.float32, device=self.device_)
-        return self._window_data(series, rng, limit)
-
-    def _window_data(self, series: torch.Tensor, rng: np.random.Generator,
-                     limit: int | None) -> WindowData:  # fmt: skip
-        """The stride-1 windows of the scaled ``series (T, C)``, at most ``limit`` of them."""
-        starts = np.arange(len(series) - self.context_length - self.horizon + 1)
-        if limit is not None and len(starts) > limit:
-            starts = np.sort(rng.choice(starts, size=limit, replace=False))
-        return WindowData(series, self.context_length, self.horizon, starts, self._independent())
-
     def _independent(self) -> bool:
         """Whether a training sample is one channel of a window (patch tokens per channel)."""
         return bool(self.channel_independent) and self.tokens == "patch"
-
-    def _calibrate(self, train_data: WindowData, valid_windows: WindowData | None,
-                   rng: np.random.Generator) -> None:  # fmt: skip
-        """The anchor, ``blend_`` and the interval table from validation windows with every
-        channel (training windows when there are none), at most ``MAX_VALID_SAMPLES`` values per
-        step. Whole windows, not the training loop's (window, channel) samples: the seasonal
-        anchor places a window in its season from all of its channels at once, as at predict."""
-        self.interval_source_ = "validation" if valid_windows is not None else "train"
-        source = train_data if valid_windows is None else valid_windows
-        windows = WindowData(source.x, self.context_length, self.horizon,
-                             source.starts.cpu().numpy(), channel_independent=False)  # fmt: skip
-        valid_data = windows.sample(max(1, MAX_VALID_SAMPLES // self.n_channels_), rng)
-        contexts, targets = (t.double().cpu().numpy() for t in (valid_data.x, valid_data.y))
-        forecast = self._predict_tensor(valid_data).double().numpy()
-        series, starts = train_data.x.double().cpu().numpy(), train_data.starts.cpu().numpy()
-        self.blend_, self.anchor_ = 1.0, None
-        if self.anchor is not None:
-            fit, self.blend_, forecast = _anchor.choose(
-                self.anchor, series, starts, self.period_, contexts, targets, forecast, rng,
-                self.interval_source_ == "validation", self.anchor_recency)  # fmt: skip
-            self.anchor_ = fit.name
-            self.module_.set_anchor(fit.weight, fit.bias, fit.cycle)
-            self.module_.set_blend(self.blend_)
-        crossfit = _anchor.crossfit_errors(
-            series, starts, self.context_length, self.horizon, rng,
-            max(1, MAX_VALID_SAMPLES // self.n_channels_))
-        self.interval_table_, self.interval_floor_ = _intervals.calibrate(
-            contexts, forecast, targets, crossfit)  # fmt: skip
-        self.anchor_refit_ = False
-        if self.anchor_ is not None and self.anchor_refit and valid_windows is not None:
-            self._refit_anchor(train_data.x, valid_windows.x, rng)
-
-    def _refit_anchor(self, train: torch.Tensor, valid: torch.Tensor,
-                      rng: np.random.Generator) -> None:  # fmt: skip
-        """``anchor_refit``: the chosen anchor fitted again on the rows of ``train (T, C)`` and
-        ``valid (V, C)`` as one series, when ``valid`` starts with ``train``'s last
-        ``context_length`` rows (it continues it); nothing otherwise."""
-        rows = _joined(train, valid, self.context_length)
-        if rows is None:
-            return
-        n, rows = self.context_length, rows.double().cpu().numpy()
-        starts = np.arange(len(rows) - n - self.horizon + 1)
-        fit = _anchor.fit_anchor(self.anchor_, rows, starts, n, self.horizon, self.period_, rng,
-                                 self.anchor_recency)
-        self.module_.set_anchor(fit.weight, fit.bias, fit.cycle)
-        self.anchor_refit_ = True
-
-    def _scale(self, values: np.ndarray) -> np.ndarray:
-        return (values - self.channel_mean_) / self.channel_scale_
-
-    def _contexts(self, y_context: Any) -> tuple[np.ndarray, dict | None]:
-        """``(scaled contexts (n, context_length, C), the input's kind)`` of ``y_context``."""
-        if y_context is None:
-            values, info = self.last_context_[None], self.input_kind_
-        else:
-            values, info = series_io.read_contexts(
-                y_context, self.n_channels_, self.context_length, type(self).__name__)
-        return self._scale(values[:, -self.context_length :]), info
-
-    def _forecast(self, y_context: Any, alpha: np.ndarray | None = None):
-        """``(forecasts, info)``: unscaled ``(n, horizon, C)`` point forecasts, or with ``alpha``
-        ``(n, horizon, C, len(alpha))`` quantiles, and the input's kind (None for 3-D input)."""
-        check_is_fitted(self, "module_")
-        contexts, info = self._contexts(y_context)
-        out = self._predict_tensor(window_tensors(contexts, self.device_)).double().numpy()
-        mean, scale = self.channel_mean_, self.channel_scale_
-        if alpha is None:
-            return out * scale + mean, info
-        out = _intervals.quantiles(out, contexts, self.interval_table_, self.interval_floor_, alpha)
-        return out * scale[:, None] + mean[:, None], info
-
-    def predict(self, y_context: Any = None) -> Any:
-        """Forecast the ``horizon`` steps after a context: None, the end of the training series;
-        one series (formats of :meth:`fit`, at least ``context_length`` rows, the last ones used);
-        or a 3-D array ``(n_windows, length, n_channels)`` of contexts. Returns the input's kind
-        (``(horizon,)``, ``(horizon, C)``, or a Series/DataFrame whose index continues the input's);
-        ``(n_windows, horizon, C)`` for 3-D input."""
-        out, info = self._forecast(y_context)
-        return out if info is None else series_io.format_output(out[0], info)
-
-    def predict_components(self, y_context: Any = None) -> dict[str, Any]:
-        """What the forecast is made of: ``{"forecast": ..., "network": ..., "anchor": ...}``, the
-        forecast of :meth:`predict`, the network's alone and the anchor's alone (None without an
-        anchor), each of :meth:`predict`'s kind; ``forecast = blend_ * network + (1 - blend_) *
-        anchor``. ``y_context`` as in :meth:`predict`."""
-        check_is_fitted(self, "module_")
-        contexts, info = self._contexts(y_context)
-        data = window_tensors(contexts, self.device_)
-        size = self._predict_batch()
-        self.module_.eval()
-        chunks = []
-        with torch.inference_mode():
-            for start in range(0, len(data), size):
-                with autocast(self.device_, self.precision):
-                    chunks.append(self.module_(data.x[start : start + size], parts=True))
-        out = {}
-        for k, name in enumerate(("forecast", "network", "anchor")):
-            if chunks[0][k] is None:
-                out[name] = None
-                continue
-            part = torch.cat([c[k].float() for c in chunks]).cpu().double().numpy()
-            part = part * self.channel_scale_ + self.channel_mean_
-            out[name] = part if info is None else series_io.format_output(part[0], info)
-        return out
-
-    def predict_quantiles(self, y_context: Any = None, alpha: Any = (0.1, 0.5, 0.9)) -> Any:
-        """Quantiles at levels ``alpha`` (calibrated on the validation errors): arrays with a last
-        axis over ``alpha``, or for pandas input a DataFrame with columns ``(column, alpha)`` on the
-        continued index. ``y_context`` as in :meth:`predict`."""
-        alpha = _intervals.check_levels(alpha)
-        out, info = self._forecast(y_context, alpha)
-        return out if info is None else series_io.format_quantiles(out[0], info, alpha)
-
-    def predict_interval(self, y_context: Any = None, coverage: float = 0.9) -> tuple[Any, Any]:
-        """``(lower, upper)``: the bounds of the central ``coverage`` interval (quantiles
-        ``(1 -/+ coverage) / 2``), each of :meth:`predict`'s kind."""
-        if not 0 < coverage < 1:
-            raise ValueError(f"coverage must be strictly between 0 and 1; got {coverage}.")
-        out, info = self._forecast(y_context, np.array([(1 - coverage) / 2, (1 + coverage) / 2]))
-        lower, upper = (out[..., k] if info is None else series_io.format_output(out[0, ..., k], info)
-                        for k in (0, 1))  # fmt: skip
-        return lower, upper
-
-
-def _joined(train: torch.Tensor, valid: torch.Tensor, n: int) -> torch.Tensor | None:
-    """``train (T, C)`` continued by ``valid (V, C)`` as one series ``(T + V - n, C)`` when
-    ``valid``'s first ``n`` rows (its first context) are ``train``'s last; None otherwise."""
-    if len(train) < n or not torch.equal(valid[:n], train[-n:]):
-        return None
-    return torch.cat([train, valid[n:]])
-
-
-def _deseasoned(data: WindowData, season: torch.Tensor, phase: int | None = None) -> WindowData:
-    """``data``'s windows on its series less ``season (P, C)`` continued from ``phase``, the
-    phase of the series' first row (None: read from its first eight seasons' values, as the
-    network places a window at prediction)."""
-    from tsattn.nn.forecasting import seasonal_profile, window_phases
-
-    series = data.x
-    first = (window_phases(season, series[: 8 * season.shape[0]][None]) if phase is None
-             else torch.tensor([phase], device=series.device))  # fmt: skip
-    profile = seasonal_profile(season, first, len(series))[0]
-    return WindowData(series - profile, data.context_length, data.horizon,
-                      data.starts.cpu().numpy(), data.channel_independent)

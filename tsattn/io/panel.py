@@ -161,9 +161,9 @@ def read_long_frame(df: pd.DataFrame, what: str = "y", covariates: Any = None) -
     order = np.argsort(starts)
     ids, starts = ids[order], starts[order]
     bounds = np.append(starts, len(frame))
-    split = [values[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
+    split = [values[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=False)]
     times = frame[TIME].to_numpy()
-    stamps = [times[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
+    stamps = [times[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=False)]
     last = list(pd.Series(times[bounds[1:] - 1]))
     return Panel(list(ids), [s[:, :1] for s in split], [s[:, 1:] for s in split], names, last,
                  step, stamps)  # fmt: skip

@@ -1,0 +1,226 @@
+"""TSForecaster on many series (a long frame) and with covariates: the API of issue 51."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from tsattn import TSForecaster
+from tsattn.estimators._forecast_input import pack
+from tsattn.estimators._panel import lay_out, pad_left, split_panel
+from tsattn.io.panel import read_long_frame
+from tsattn.nn.covariates import CovariateForecaster
+from tsattn.training import CovariateWindowData
+
+FAST = dict(max_steps=30, random_state=0, d_model=16, n_heads=2, n_layers=1, dim_feedforward=16)
+
+
+def panel(lengths=(120, 150, 30, 90), freq="h", integer=False, seed=0) -> pd.DataFrame:
+    """A long frame of daily-cycle series of different lengths and levels, with a covariate
+    ``load_fc`` that drives ``y`` at the same step and a past-only ``temp``."""
+    rng = np.random.default_rng(seed)
+    frames = []
+    for i, n in enumerate(lengths):
+        t = np.arange(n)
+        load = np.sin(2 * np.pi * t / 24 + i) + 0.3 * rng.standard_normal(n)
+        y = 100.0 * i + 5.0 * load + 0.1 * rng.standard_normal(n)
+        ds = t + 1 if integer else pd.date_range("2021-03-01", periods=n, freq=freq)
+        frames.append(pd.DataFrame({"unique_id": f"s{i}", "ds": ds, "y": y, "load_fc": load,
+                                    "temp": rng.standard_normal(n)}))  # fmt: skip
+    return pd.concat(frames, ignore_index=True)
+
+
+def future_rows(model: TSForecaster, value: float = 0.0) -> pd.DataFrame:
+    """The ``horizon`` rows of ``load_fc`` after each fitted series."""
+    return pd.concat([
+        pd.DataFrame({"unique_id": sid, "ds": pd.date_range(last, periods=model.horizon + 1,
+                                                            freq="h")[1:], "load_fc": value})
+        for sid, last in zip(model.series_ids_, model.last_stamps_, strict=True)
+    ])  # fmt: skip
+
+
+def test_long_frame_fit_predicts_every_series_at_its_own_level():
+    df = panel()[["unique_id", "ds", "y"]].sample(frac=1.0, random_state=0)  # unsorted rows
+    model = TSForecaster(horizon=12, context_length=48, **FAST).fit(df)
+    out = model.predict()
+    assert list(out.columns) == ["unique_id", "ds", "y"]
+    assert out.groupby("unique_id").size().to_dict() == {f"s{i}": 12 for i in range(4)}
+    for sid, group in out.groupby("unique_id"):
+        i = int(sid[1:])
+        last = df[df.unique_id == sid].ds.max()
+        assert group.ds.iloc[0] == last + pd.Timedelta(hours=1)  # the series' own time continued
+        assert abs(group.y.mean() - 100.0 * i) < 15.0  # each series at its own level
+    assert model.series_mean_.shape == (4, 1)
+
+
+def test_integer_ds_continues_and_short_series_are_padded():
+    df = panel(lengths=(80, 20, 100), integer=True)[["unique_id", "ds", "y"]]
+    model = TSForecaster(horizon=6, context_length=48, **FAST).fit(df)
+    out = model.predict()
+    assert out[out.unique_id == "s1"].ds.tolist() == list(range(21, 27))
+    assert np.isfinite(out.y).all()
+    lo, hi = model.predict_interval(coverage=0.8)
+    assert (lo.y.to_numpy() <= hi.y.to_numpy()).all()
+    quant = model.predict_quantiles(alpha=(0.1, 0.9))
+    assert list(quant.columns) == ["unique_id", "ds", 0.1, 0.9]
+
+
+def test_unseen_series_are_forecast_from_their_own_rows():
+    df = panel()[["unique_id", "ds", "y"]]
+    model = TSForecaster(horizon=12, context_length=48, **FAST).fit(df)
+    new = df[df.unique_id == "s1"].assign(unique_id="new", y=lambda d: d.y + 1000.0)
+    out = model.predict(new)
+    assert out.unique_id.unique().tolist() == ["new"]
+    assert abs(out.y.mean() - 1100.0) < 20.0
+
+
+def test_windows_stay_inside_one_series_and_validation_is_each_series_tail():
+    rows = [np.arange(10.0)[:, None], 100 + np.arange(4.0)[:, None]]
+    series, starts, owner = lay_out(rows, context_length=3, horizon=2)
+    assert len(series) == 10 + 5  # the short series padded to one window
+    windows = series[starts[:, None] + np.arange(5)]
+    assert all(len(np.unique(w // 100)) == 1 for w in windows)  # never across two series
+    assert owner.tolist() == [0] * 6 + [1]
+    train, valid = split_panel([np.arange(40.0)[:, None]], 0.1, 8, 5)
+    assert len(train[0]) == 35 and valid[0][:, 0].tolist() == list(range(27, 40))
+    assert pad_left(np.array([[1.0], [2.0]]), 4)[:, 0].tolist() == [1, 1, 1, 2]
+
+
+def test_future_covariates_are_read_and_past_ones_never_after_the_origin():
+    df = panel()
+    model = TSForecaster(horizon=12, context_length=48, future_covariates=["load_fc"], **FAST)
+    model.fit(df)
+    assert model.covariates_ == ["load_fc", "temp"] and model.future_ == (0,)
+    base = model.predict(X=future_rows(model)).y.to_numpy()
+    moved = model.predict(X=future_rows(model, 2.0)).y.to_numpy()
+    assert not np.allclose(base, moved)  # the horizon's load forecasts move the forecast
+    # a batch: the horizon rows of the past-only covariate are never read
+    s = df[df.unique_id == "s1"]
+    y_ctx = np.stack([s.y.to_numpy()[i : i + 48] for i in range(3)])
+    x_win = np.stack([s[["load_fc", "temp"]].to_numpy()[i : i + 60] for i in range(3)])
+    changed = x_win.copy()
+    changed[:, 48:, 1] += 50.0
+    np.testing.assert_allclose(model.predict(y_ctx, X=x_win), model.predict(y_ctx, X=changed), rtol=1e-10)
+    assert model.predict(y_ctx, X=x_win).shape == (3, 12, 1)
+
+
+def test_covariates_lower_the_error_where_they_drive_the_target():
+    df = panel(lengths=(400, 400, 400), seed=1)
+    train = df.groupby("unique_id").head(376)
+    truth = df.groupby("unique_id").tail(24)
+    errors = {}
+    for name, kw in (("none", {}), ("future", {"future_covariates": ["load_fc"]})):
+        data = train[["unique_id", "ds", "y"]] if name == "none" else train
+        model = TSForecaster(horizon=24, context_length=48, **FAST, **kw).fit(data)
+        out = model.predict(X=truth[["unique_id", "ds", "load_fc"]] if kw else None)
+        errors[name] = float(np.mean((out.y.to_numpy() - truth.y.to_numpy()) ** 2))
+    assert errors["future"] < 0.5 * errors["none"], errors
+
+
+def test_one_series_with_covariate_arrays():
+    df = panel(lengths=(200,))
+    y, X = df.y.to_numpy(), df[["load_fc", "temp"]].to_numpy()
+    model = TSForecaster(horizon=12, context_length=48, future_covariates=[0], **FAST).fit(y, X)
+    assert model.covariates_ == ["x0", "x1"]
+    assert model.predict(X=np.zeros((12, 1))).shape == (12,)
+    with pytest.raises(ValueError, match="future covariates"):
+        model.predict()
+    parts = model.predict_components(X=np.zeros((12, 1)))
+    blend = model.blend_
+    np.testing.assert_allclose(parts["forecast"], blend * parts["network"] + (1 - blend) * parts["anchor"],
+                               rtol=1e-5, atol=1e-4)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda d: pd.concat([d, d.iloc[:1]]), "duplicated"),
+        (lambda d: d.assign(load_fc=d.load_fc.where(d.index != 5)), "NaN.*'load_fc'"),
+        (lambda d: d.drop(index=[7]), "gaps|regular"),
+        (lambda d: d.assign(temp="a"), "non-numeric"),
+        (lambda d: d.assign(ds=d.ds.astype(str)), "datetimes"),
+    ],
+)
+def test_bad_long_frames_name_the_problem(change, message):
+    with pytest.raises(ValueError, match=message):
+        TSForecaster(horizon=6, context_length=24, **FAST).fit(change(panel()))
+
+
+def test_covariate_input_errors():
+    df = panel()
+    with pytest.raises(ValueError, match="Did you mean 'load_fc'"):
+        TSForecaster(horizon=6, context_length=24, future_covariates=["load_f"], **FAST).fit(df)
+    model = TSForecaster(horizon=6, context_length=24, future_covariates=["load_fc"], **FAST).fit(df)
+    fut = future_rows(model)
+    with pytest.raises(ValueError, match="no row for series 's2'"):
+        model.predict(X=fut[fut.unique_id != "s2"])
+    with pytest.raises(ValueError, match="lacks the future covariate"):
+        model.predict(X=fut.rename(columns={"load_fc": "other"}))
+    constant = df.assign(temp=1.0)  # constant in TRAIN: scaled by 1, fits and forecasts
+    out = TSForecaster(horizon=6, context_length=24, **FAST).fit(constant).predict()
+    assert np.isfinite(out.y).all()
+
+
+def test_score_on_the_continuation_and_on_windows():
+    df = panel(lengths=(200, 200))[["unique_id", "ds", "y"]]
+    fit_part = df.groupby("unique_id").head(188)
+    model = TSForecaster(horizon=12, context_length=48, **FAST).fit(fit_part)
+    score = model.score(df.groupby("unique_id").tail(12))
+    out = model.predict()
+    assert score == pytest.approx(-np.mean((out.y.to_numpy() - df.groupby("unique_id").tail(12).y.to_numpy()) ** 2))
+    one = TSForecaster(horizon=12, context_length=48, **FAST).fit(df.y.to_numpy()[:188])
+    assert one.score(df.y.to_numpy()[188:200]) == pytest.approx(
+        -np.mean((one.predict() - df.y.to_numpy()[188:200]) ** 2))  # fmt: skip
+    windows = np.stack([df.y.to_numpy()[i : i + 48] for i in range(3)])[..., None]
+    targets = np.stack([df.y.to_numpy()[i + 48 : i + 60] for i in range(3)])[..., None]
+    assert one.score(windows, targets) == pytest.approx(-one.mse(windows, targets))
+
+
+def test_pack_and_covariate_windows_hide_what_is_not_known():
+    contexts = np.arange(2 * 4 * 3, dtype=float).reshape(2, 4, 3)  # 2 targets, 1 covariate
+    future = np.full((2, 2, 1), -1.0)
+    packed = pack(contexts, future, n_targets=2, future_idx=(0,), horizon=2)
+    assert packed.shape == (4, 6, 2)
+    np.testing.assert_array_equal(packed[1, :4, 0], contexts[0, :, 1])  # window 0, channel 1
+    np.testing.assert_array_equal(packed[1, :4, 1], contexts[0, :, 2])
+    assert (packed[:, 4:, 0] == 0).all() and (packed[:, 4:, 1] == -1).all()
+    series = torch.arange(30.0).reshape(10, 3)  # target, future covariate, past covariate
+    data = CovariateWindowData(series, 3, 2, None, n_targets=1, future=(0,))
+    x = data.gather(torch.tensor([1]))[0]
+    assert x[3:, 0].tolist() == [0, 0] and x[3:, 2].tolist() == [0, 0]
+    assert x[3:, 1].tolist() == [13.0, 16.0]
+    assert data.y[torch.tensor([1])][0, :, 0].tolist() == [12.0, 15.0]
+
+
+def test_covariate_network_reads_only_the_known_rows():
+    torch.manual_seed(0)
+    net = CovariateForecaster(24, 6, n_covariates=2, future=(0,), patch_len=4, anchor=True,
+                              attention="softmax", d_model=16, n_heads=2, n_layers=1,
+                              dim_feedforward=16, dropout=0.0, attention_dropout=0.0,
+                              norm="layer")  # fmt: skip
+    torch.nn.init.normal_(net.future_map.weight)
+    net.eval()
+    x = torch.randn(3, 30, 3)
+    base = net(x)
+    hidden = x.clone()
+    hidden[:, 24:, 0] = 7.0  # the target's horizon
+    hidden[:, 24:, 2] = 7.0  # the past-only covariate's horizon
+    torch.testing.assert_close(net(hidden), base)
+    seen = x.clone()
+    seen[:, 24:, 1] += 1.0
+    assert not torch.allclose(net(seen), base)
+
+
+def test_long_frame_reader_joins_covariates_and_names_misaligned_rows():
+    df = panel()
+    cov = df[["unique_id", "ds", "load_fc"]]
+    read = read_long_frame(df[["unique_id", "ds", "y"]], covariates=cov)
+    assert read.covariate_names == ["load_fc"] and read.lengths.tolist() == [120, 150, 30, 90]
+    with pytest.raises(ValueError, match="X has no row"):
+        read_long_frame(df[["unique_id", "ds", "y"]], covariates=cov.iloc[1:])
+    two = df.copy()
+    two.loc[two.unique_id == "s3", "ds"] = pd.date_range("2021-03-01", periods=90, freq="D")
+    with pytest.raises(ValueError, match="s3"):
+        read_long_frame(two)
