@@ -8,7 +8,6 @@ of optimiser steps (:class:`tsattn.training.WindowData`).
 
 from __future__ import annotations
 
-import warnings
 from numbers import Integral
 from typing import Any
 
@@ -17,14 +16,20 @@ import torch
 from sklearn.utils.validation import check_is_fitted
 
 from tsattn.attention import AttentionSpec
-from tsattn.estimators import _anchor, _basis, _intervals
-from tsattn.estimators._forecaster_params import LOSSES, ForecasterParams
+from tsattn.estimators import _anchor, _intervals, persistence
+from tsattn.estimators._forecaster_params import (
+    LOSSES,
+    REMOVED,
+    REMOVED_ATTRIBUTES,
+    REMOVED_NETWORK,
+    ForecasterParams,
+)
 from tsattn.estimators._windows import WindowScores, window_tensors
 from tsattn.estimators.params import declare
 from tsattn.io import series as series_io
 from tsattn.io import standardisation
 from tsattn.nn.forecasting import ForecastingTransformer
-from tsattn.training import Budget, TrainingDivergedError, WindowData, autocast, resolve_device
+from tsattn.training import Budget, WindowData, autocast, resolve_device
 
 __all__ = ["TSForecaster"]
 
@@ -66,10 +71,8 @@ class TSForecaster(WindowScores, ForecasterParams):
     patch_len_ : the patch length used (``patch_len='auto'``: ``context_length // 6``, at most 16).
     patch_stride_ : the steps between two patches' starts (``patch_len_`` without overlap).
     blend_, anchor_ : the network's share in the forecast (1 without anchor or validation data), the anchor used.
-    anchor_refit_ : whether the anchor was refitted on the validation rows too (``anchor_refit``).
-    network_refit_ : whether the network was trained again on the validation rows too
-        (``network_refit``; then ``history_`` and ``best_round_`` are the selection fit's and
-        ``refit_steps_`` the refit's optimiser steps).
+    anchor_refit_ : whether the chosen anchor was fitted again on the validation rows too (where
+        they continue the training rows).
     period_ : steps per season of the seasonal anchor (1: none; also when the training rows are
         fewer than two seasons).
     interval_table_, interval_floor_, interval_source_ : the calibrated normalised errors.
@@ -80,8 +83,17 @@ class TSForecaster(WindowScores, ForecasterParams):
 
     _network = ForecastingTransformer
 
-    def _weight_average(self) -> float | None:
-        return self.weight_average
+    def __setstate__(self, state: dict) -> None:
+        """A model saved before issue 50 loads when it left the removed options at the values
+        whose behaviour was kept (:data:`REMOVED`), and fails naming them otherwise."""
+        name = type(self).__name__
+        persistence.drop_removed(state, REMOVED, name)
+        if isinstance(state.get("network_params_"), dict):
+            state["network_params_"] = dict(state["network_params_"])
+            persistence.drop_removed(state["network_params_"], REMOVED_NETWORK, name)
+        for attribute in REMOVED_ATTRIBUTES:
+            state.pop(attribute, None)
+        super().__setstate__(state)
 
     def _loss(self, output: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
         return LOSSES[self.loss](output, target)
@@ -97,86 +109,17 @@ class TSForecaster(WindowScores, ForecasterParams):
         starting ``context_length`` rows before its first target); default the end of ``y``."""
         spec = self._validate()
         train_data, valid_windows, seed, rng = self._build(y, y_val, spec)
-        season = self._season(train_data)
-        fit_train, fit_valid = train_data, valid_windows
-        if season is not None:  # the training rows start at phase 0 of their own profile
-            fit_train = _deseasoned(train_data, season, phase=0)
-            fit_valid = None if valid_windows is None else _deseasoned(valid_windows, season)
-        valid_data = None if fit_valid is None else fit_valid.sample(MAX_ROUND_SAMPLES, rng)
-        self._train(fit_train, valid_data, seed, rng)
-        if season is not None:  # from now on the network removes and restores it itself
-            self.module_.set_season(season)
+        valid_data = None if valid_windows is None else valid_windows.sample(MAX_ROUND_SAMPLES, rng)
+        self._train(train_data, valid_data, seed, rng)
         self._calibrate(train_data, valid_windows, rng)
-        self.network_refit_ = False
-        if self.network_refit and valid_windows is not None:
-            self._refit_network(train_data, valid_windows, season, seed, rng)
         return self
-
-    def _refit_network(self, train_data: WindowData, valid_windows: WindowData,
-                       season: torch.Tensor | None, seed: int, rng: np.random.Generator) -> None:  # fmt: skip
-        """``network_refit``: a network trained from the same initial weights on the training and
-        validation rows as one series (when the validation rows continue the training rows) for
-        the ``best_round_`` rounds chosen, with the schedule of the whole budget; it takes the
-        chosen anchor, ``blend_`` and season of the selection fit's network."""
-        rows = _joined(train_data.x, valid_windows.x, self.context_length)
-        if rows is None or self.best_round_ < 1:
-            return
-        data = self._window_data(rows, rng, self.max_train_windows)
-        if season is not None:
-            data = _deseasoned(data, season, phase=0)
-        chosen = self.module_
-        budget = self._budget(len(train_data))  # the selection fit's
-        try:
-            module, result = self._run(data, None, budget, seed, rng, None, True, "refit",
-                                       max_rounds=self.best_round_, user_callbacks=False)  # fmt: skip
-        except TrainingDivergedError:
-            self.module_ = chosen  # the selection fit's network stays; say so
-            warnings.warn("network_refit: training on the validation rows too diverged; "
-                          "keeping the network fitted without them.", UserWarning, stacklevel=3)
-            return
-        if result.interrupted:  # Ctrl-C in the refit: the finished selection fit is kept whole
-            self.module_ = chosen
-            warnings.warn("network_refit interrupted; keeping the network fitted without the "
-                          "validation rows (fitted and usable).", UserWarning, stacklevel=3)
-            return
-        with torch.no_grad():
-            if chosen.anchor is not None:
-                module.anchor.load_state_dict(chosen.anchor.state_dict())
-            module.set_blend(self.blend_)
-            if season is not None:
-                module.set_season(season)
-        self.module_, self.network_refit_ = module, True
-        self.refit_steps_ = result.n_steps
-
-    def _pretrain(self, train_data: WindowData, rng: np.random.Generator) -> None:
-        """``basis='ortho'``: the network's bases from the training rows, before any step."""
-        if self.basis == "ortho":
-            series = train_data.x.double().cpu().numpy()
-            self.module_.set_basis(*_basis.temporal_bases(series, self.context_length, self.horizon))
-
-    def _season(self, train_data: WindowData) -> torch.Tensor | None:
-        """``(period_, C)`` the profile the network's input is taken from, or None."""
-        if not self.deseasonalize or self.period_ <= 1:
-            return None
-        series = train_data.x.double().cpu().numpy()
-        profile = _anchor.cycle_profile(series, self.period_)
-        return torch.as_tensor(profile, dtype=train_data.x.dtype, device=train_data.x.device)
 
     def _validate(self) -> AttentionSpec:
         spec = super()._validate()
-        if self.patch_levels > 1 and (self.head != "linear" or self.tokens != "patch"):
-            raise ValueError(f"patch_levels={self.patch_levels} needs tokens='patch' and "
-                             f"head='linear' (got tokens={self.tokens!r}, head={self.head!r}).")
-        if self.basis == "ortho" and self.head != "linear":
-            raise ValueError(f"basis='ortho' needs head='linear' (got head={self.head!r}): the "
-                             "Fourier head extrapolates steps, not basis coefficients.")
         overlap = self.patch_stride is not None and self.patch_stride != self.patch_len
-        if overlap and (self.tokens != "patch" or self.head != "linear" or self.patch_levels > 1
-                        or self.token_embedding != "linear"):  # fmt: skip
-            raise ValueError(f"patch_stride={self.patch_stride!r} needs tokens='patch', head='linear', "
-                             "patch_levels=1 and token_embedding='linear' (got "
-                             f"tokens={self.tokens!r}, head={self.head!r}, patch_levels="
-                             f"{self.patch_levels}, token_embedding={self.token_embedding!r}).")
+        if overlap and (self.tokens != "patch" or self.head != "linear"):
+            raise ValueError(f"patch_stride={self.patch_stride!r} needs tokens='patch' and "
+                             f"head='linear' (got tokens={self.tokens!r}, head={self.head!r}).")
         if isinstance(self.patch_stride, Integral) and self.patch_len != "auto" and self.patch_stride > self.patch_len:
             raise ValueError(f"patch_stride={self.patch_stride} exceeds patch_len={self.patch_len}; "
                              "patches would leave steps out.")
@@ -216,18 +159,14 @@ class TSForecaster(WindowScores, ForecasterParams):
         self.patch_stride_ = (max(1, self.patch_len_ // 2) if self.patch_stride == "half"
                               else self.patch_len_ if self.patch_stride is None else int(self.patch_stride))
         self.device_ = resolve_device(self.device)
-        train_data = self._windows(train_vals, rng, self.max_train_windows)
-        valid_windows = None if valid_vals is None else self._windows(valid_vals, rng, None)
+        train_data = self._windows(train_vals)
+        valid_windows = None if valid_vals is None else self._windows(valid_vals)
         self.network_params_ = dict(
             n_channels=self.n_channels_, context_length=int(self.context_length),
             horizon=int(self.horizon), head=self.head, n_harm=int(self.n_harm),
-            instance_norm=bool(self.instance_norm), instance_norm_eps=float(self.instance_norm_eps),
-            instance_center=self.instance_center, linear_skip=bool(self.linear_skip),
-            token_embedding=self.token_embedding,
             channel_independent=self._independent(), patch_len=self.patch_len_, tokens=self.tokens,
             anchor=self.anchor is not None, anchor_period=self.period_,
-            season_period=self.period_ if self.deseasonalize else 1, basis=self.basis == "ortho",
-            patch_levels=int(self.patch_levels), patch_stride=self.patch_stride_,
+            patch_stride=self.patch_stride_,
             **self._trunk_params(spec),
         )  # fmt: skip
         return train_data, valid_windows, seed, rng
@@ -240,30 +179,20 @@ class TSForecaster(WindowScores, ForecasterParams):
             index = (info or {}).get("index")
             period = 1 if index is None else series_io.seasonal_period(index)
         period = int(period or 1)
-        if (self.anchor not in ("auto", "cycle", "ncycle") and not self.deseasonalize) \
-                or n_train < 2 * period:
+        if self.anchor not in ("auto", "cycle", "ncycle") or n_train < 2 * period:
             period = 1
-        needs = ([f"anchor={self.anchor!r}"] if self.anchor in ("cycle", "ncycle") else []) + (
-            ["deseasonalize=True"] if self.deseasonalize else [])
-        if needs and period == 1:  # never a seasonal setting silently without a season
+        if self.anchor in ("cycle", "ncycle") and period == 1:  # never silently without a season
             raise ValueError(
-                f"{' and '.join(needs)} needs a season of at least 2 steps and two seasons of "
+                f"anchor={self.anchor!r} needs a season of at least 2 steps and two seasons of "
                 f"training rows; got period={self.period!r} ({n_train} training rows). Pass "
                 "period=<steps per season> (e.g. 24 for hourly data), or a pandas series with a "
-                "regular DatetimeIndex and period='auto', or use anchor='auto' and "
-                "deseasonalize=False.")  # fmt: skip
+                "regular DatetimeIndex and period='auto', or use anchor='auto'.")  # fmt: skip
         return period
 
-    def _windows(self, values: np.ndarray, rng: np.random.Generator, limit: int | None) -> WindowData:
+    def _windows(self, values: np.ndarray) -> WindowData:
+        """The stride-1 windows of ``values (T, C)``, scaled."""
         series = torch.tensor(self._scale(values), dtype=torch.float32, device=self.device_)
-        return self._window_data(series, rng, limit)
-
-    def _window_data(self, series: torch.Tensor, rng: np.random.Generator,
-                     limit: int | None) -> WindowData:  # fmt: skip
-        """The stride-1 windows of the scaled ``series (T, C)``, at most ``limit`` of them."""
         starts = np.arange(len(series) - self.context_length - self.horizon + 1)
-        if limit is not None and len(starts) > limit:
-            starts = np.sort(rng.choice(starts, size=limit, replace=False))
         return WindowData(series, self.context_length, self.horizon, starts, self._independent())
 
     def _independent(self) -> bool:
@@ -288,7 +217,7 @@ class TSForecaster(WindowScores, ForecasterParams):
         if self.anchor is not None:
             fit, self.blend_, forecast = _anchor.choose(
                 self.anchor, series, starts, self.period_, contexts, targets, forecast, rng,
-                self.interval_source_ == "validation", self.anchor_recency)  # fmt: skip
+                self.interval_source_ == "validation")  # fmt: skip
             self.anchor_ = fit.name
             self.module_.set_anchor(fit.weight, fit.bias, fit.cycle)
             self.module_.set_blend(self.blend_)
@@ -298,12 +227,12 @@ class TSForecaster(WindowScores, ForecasterParams):
         self.interval_table_, self.interval_floor_ = _intervals.calibrate(
             contexts, forecast, targets, crossfit)  # fmt: skip
         self.anchor_refit_ = False
-        if self.anchor_ is not None and self.anchor_refit and valid_windows is not None:
+        if self.anchor_ is not None and valid_windows is not None:
             self._refit_anchor(train_data.x, valid_windows.x, rng)
 
     def _refit_anchor(self, train: torch.Tensor, valid: torch.Tensor,
                       rng: np.random.Generator) -> None:  # fmt: skip
-        """``anchor_refit``: the chosen anchor fitted again on the rows of ``train (T, C)`` and
+        """The chosen anchor fitted again on the rows of ``train (T, C)`` and
         ``valid (V, C)`` as one series, when ``valid`` starts with ``train``'s last
         ``context_length`` rows (it continues it); nothing otherwise."""
         rows = _joined(train, valid, self.context_length)
@@ -311,8 +240,7 @@ class TSForecaster(WindowScores, ForecasterParams):
             return
         n, rows = self.context_length, rows.double().cpu().numpy()
         starts = np.arange(len(rows) - n - self.horizon + 1)
-        fit = _anchor.fit_anchor(self.anchor_, rows, starts, n, self.horizon, self.period_, rng,
-                                 self.anchor_recency)
+        fit = _anchor.fit_anchor(self.anchor_, rows, starts, n, self.horizon, self.period_, rng)
         self.module_.set_anchor(fit.weight, fit.bias, fit.cycle)
         self.anchor_refit_ = True
 
@@ -400,16 +328,3 @@ def _joined(train: torch.Tensor, valid: torch.Tensor, n: int) -> torch.Tensor | 
         return None
     return torch.cat([train, valid[n:]])
 
-
-def _deseasoned(data: WindowData, season: torch.Tensor, phase: int | None = None) -> WindowData:
-    """``data``'s windows on its series less ``season (P, C)`` continued from ``phase``, the
-    phase of the series' first row (None: read from its first eight seasons' values, as the
-    network places a window at prediction)."""
-    from tsattn.nn.forecasting import seasonal_profile, window_phases
-
-    series = data.x
-    first = (window_phases(season, series[: 8 * season.shape[0]][None]) if phase is None
-             else torch.tensor([phase], device=series.device))  # fmt: skip
-    profile = seasonal_profile(season, first, len(series))[0]
-    return WindowData(series - profile, data.context_length, data.horizon,
-                      data.starts.cpu().numpy(), data.channel_independent)

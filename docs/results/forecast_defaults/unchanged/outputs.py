@@ -5,7 +5,7 @@ budget, the Fourier head, variate tokens, overlapping patches) and writes their 
 network and anchor parts and fitted attributes to ``outputs.npz``; ``--check`` compares a fresh
 run with that file instead (``np.allclose`` and the largest absolute difference).
 
-    OMP_NUM_THREADS=1 TSATTN_DATA_DIR=/work/shared/datasets PYTHONPATH=. python docs/results/forecast_defaults/unchanged/outputs.py [--check]
+    OMP_NUM_THREADS=1 TSATTN_DATA_DIR=<local copy of the forecasting sets> PYTHONPATH=. python docs/results/forecast_defaults/unchanged/outputs.py [--check]
 """
 
 from __future__ import annotations
