@@ -23,7 +23,7 @@ TINY = dict(
 )  # fmt: skip
 #: A ForecastingTransformer built directly: every size given (the network has no defaults).
 NET = dict(
-    head="fourier", n_harm=8, instance_norm=True, instance_norm_eps=1.0, channel_independent=True,
+    head="fourier", n_harm=8, channel_independent=True,
     patch_len=1, anchor=False, attention="softmax", d_model=8, n_heads=2, n_layers=1,
     dim_feedforward=16, dropout=0.1, attention_dropout=0.0, norm="batch",
 )  # fmt: skip
@@ -90,12 +90,12 @@ def test_instance_norm_makes_the_network_shift_invariant():
         np.testing.assert_allclose(net(x + 3.0).numpy(), net(x).numpy() + 3.0, atol=1e-4)
 
 
-@pytest.mark.parametrize("eps", [1.0, 1e-5])
-def test_instance_norm_is_algorithm_3_with_its_eps(eps):
-    """The encoder sees (x - mean) / sqrt(var + eps) over time: Algorithm 3 of 002 at eps=1."""
+def test_instance_norm_is_revin():
+    """The encoder sees (x - mean) / sqrt(var + 1e-5) over time: Algorithm 3 of 002 with RevIN's
+    eps (Algorithm 3's 1.0, measured and left off: docs/results/forecast/zoo/, ``eps1``)."""
+    eps = 1e-5
     torch.manual_seed(0)
-    net = ForecastingTransformer(3, 12, 4, **{**NET, "channel_independent": False,
-                                              "instance_norm_eps": eps}).eval()  # fmt: skip
+    net = ForecastingTransformer(3, 12, 4, **{**NET, "channel_independent": False}).eval()
     seen = []
     net.tokenizer.register_forward_hook(lambda mod, args, out: seen.append(args[0]))
     x = 5 + 3 * torch.randn(2, 12, 3, dtype=torch.float64)
@@ -104,89 +104,21 @@ def test_instance_norm_is_algorithm_3_with_its_eps(eps):
     np.testing.assert_allclose(seen[0].numpy(), ref.numpy(), rtol=1e-12)
 
 
-@pytest.mark.parametrize("center", ["mean", "last", "learned"])
-def test_instance_center_is_the_level_the_network_reads_and_forecasts_from(center):
-    """The encoder sees ``(x - level) / sqrt(var + eps)`` with ``level`` the window's mean or last
-    value (``'learned'``: the mean); a head that outputs zeros forecasts that level, or with
-    ``'learned'`` the mean moved toward the last value by ``level_mix`` at each step; the estimator
-    passes its choice on."""
+
+
+
+
+
+
+
+
+def test_revin_makes_the_network_scale_equivariant():
+    """RevIN's eps: forecasting 10 * x + 3 gives 10 * forecast(x) + 3 (to the eps's share)."""
     torch.manual_seed(0)
-    net = ForecastingTransformer(3, 12, 4, **{**NET, "head": "linear", "channel_independent": False,
-                                              "instance_center": center}).eval()  # fmt: skip
-    seen = []
-    net.tokenizer.register_forward_hook(lambda mod, args, out: seen.append(args[0]))
-    x = 5 + 3 * torch.randn(2, 12, 3, dtype=torch.float64)
-    net.double()(x)
-    mean, last = x.mean(1, keepdim=True), x[:, -1:]
-    level = last if center == "last" else mean
-    ref = (x - level) / torch.sqrt(torch.var(x, 1, keepdim=True) + 1.0)
-    np.testing.assert_allclose(seen[0].numpy(), ref.numpy(), rtol=1e-12)
-    with torch.no_grad():
-        net.head.linear.weight.zero_()
-        net.head.linear.bias.zero_()
-        forecast = level.expand(2, 4, 3)
-        if center == "learned":
-            np.testing.assert_allclose(net(x).numpy(), forecast.numpy(), rtol=1e-12)  # starts at 0
-            mix = torch.tensor([0.0, 0.5, 1.0, -0.25], dtype=torch.float64)
-            net.level_mix.copy_(mix)
-            forecast = mean + mix[:, None] * (last - mean)
-        np.testing.assert_allclose(net(x).numpy(), forecast.numpy(), rtol=1e-12)
-    f = TSForecaster(**{**TINY, "instance_center": center}).fit(_frame().to_numpy())
-    assert f.module_.instance_center == center
-    with pytest.raises(ValueError, match="instance_center"):
-        ForecastingTransformer(3, 12, 4, **{**NET, "instance_center": "median"})
-
-
-def test_linear_skip_adds_a_linear_forecast_of_the_normalised_window():
-    """``linear_skip``: zero at the start (the network as without it), then the forecast gains
-    ``std * (W x_norm + b)`` per channel, the same ``W`` for every channel; trained with the rest."""
-    torch.manual_seed(0)
-    kw = {**NET, "head": "linear", "instance_norm_eps": 1e-5}
-    plain = ForecastingTransformer(2, 16, 4, **kw).eval().double()
-    net = ForecastingTransformer(2, 16, 4, **kw, linear_skip=True).eval().double()
-    net.load_state_dict(plain.state_dict(), strict=False)
-    x = 5 + 3 * torch.randn(3, 16, 2, dtype=torch.float64)
-    with torch.no_grad():
-        np.testing.assert_allclose(net(x).numpy(), plain(x).numpy(), rtol=1e-12)
-        w, b = torch.randn(4, 16, dtype=torch.float64), torch.randn(4, dtype=torch.float64)
-        net.skip.weight.copy_(w)
-        net.skip.bias.copy_(b)
-        mean, std = x.mean(1, keepdim=True), torch.sqrt(x.var(1, keepdim=True) + 1e-5)
-        linear = torch.einsum("hl,blc->bhc", w, (x - mean) / std) + b[:, None]
-        np.testing.assert_allclose(net(x).numpy(), (plain(x) + std * linear).numpy(), rtol=1e-10)
-    f = TSForecaster(**{**TINY, "linear_skip": True}).fit(_frame().to_numpy())
-    assert f.module_.skip is not None and f.module_.skip.weight.abs().sum() > 0  # it learned
-
-
-def test_circular_token_embedding_reaches_the_network_and_needs_patch_tokens():
-    from tsattn.nn.tokenizers import CircularPatchTokenizer
-
-    f = TSForecaster(**{**TINY, "token_embedding": "circular"}).fit(_frame().to_numpy())
-    assert isinstance(f.module_.tokenizer, CircularPatchTokenizer)
-    assert np.isfinite(f.predict()).all()
-    with pytest.raises(ValueError, match="token_embedding='circular' needs patch tokens"):
-        TSForecaster(**{**TINY, "token_embedding": "circular", "tokens": "variate"}).fit(
-            _frame().to_numpy())
-
-
-def test_forecaster_passes_instance_norm_eps_to_the_network():
-    f = TSForecaster(**{**TINY, "instance_norm_eps": 1.0}).fit(_frame().to_numpy())
-    assert f.module_.instance_norm_eps == 1.0
-    assert TSForecaster().instance_norm_eps == 1e-5
-
-
-def test_small_instance_norm_eps_makes_the_network_scale_equivariant():
-    """RevIN-style eps: forecasting 10 * x + 3 gives 10 * forecast(x) + 3; Algorithm 3's floor does not."""
-    torch.manual_seed(0)
-    kw = {**NET, "head": "linear"}
-    revin = ForecastingTransformer(2, 16, 4, **{**kw, "instance_norm_eps": 1e-9}).eval()
-    floor = ForecastingTransformer(2, 16, 4, **{**kw, "instance_norm_eps": 1.0}).eval()
-    floor.load_state_dict(revin.state_dict())
+    revin = ForecastingTransformer(2, 16, 4, **{**NET, "head": "linear"}).eval().double()
     x = torch.randn(5, 16, 2, dtype=torch.float64)
-    revin.double(), floor.double()
     with torch.no_grad():
-        np.testing.assert_allclose(revin(10 * x + 3).numpy(), 10 * revin(x).numpy() + 3, atol=1e-6)
-        assert np.abs(floor(10 * x + 3).numpy() - (10 * floor(x).numpy() + 3)).max() > 1e-2
+        np.testing.assert_allclose(revin(10 * x + 3).numpy(), 10 * revin(x).numpy() + 3, atol=1e-4)
 
 
 @pytest.mark.parametrize("channel_independent", [True, False])
@@ -237,9 +169,6 @@ def test_defaults_are_the_validated_ones():
     f = TSForecaster()
     assert (f.attention, f.head, f.anchor, f.patch_len, f.max_steps) == (
         "softmax", "linear", "auto", "auto", "auto")
-    # docs/results/forecast_defaults/anchor_refit/: refitted on every row; recency weights, which
-    # erred up to 55% more from some forecast origins, an option only
-    assert (f.anchor_refit, f.anchor_recency) == (True, None)
 
 
 def test_auto_budget_is_3000_steps_whatever_the_size():
@@ -352,9 +281,6 @@ def test_separate_validation_series_and_channel_mixing():
     assert f.history_[0]["valid_loss"] is not None and f.predict().shape == (6, 2)
 
 
-def test_max_train_windows_bounds_the_data():
-    f = TSForecaster(**TINY, max_train_windows=10, batch_size=5).fit(_frame().to_numpy())
-    assert np.isfinite(f.predict()).all()
 
 
 # ----------------------------------------------------------------------------- errors
@@ -395,15 +321,9 @@ def test_bad_input_at_predict():
         ({"head": "pool"}, "head must be one of"),
         ({"horizon": 0}, "horizon"),
         ({"n_harm": -1}, "n_harm"),
-        ({"instance_norm": "yes"}, "instance_norm"),
-        ({"instance_norm_eps": 0}, "instance_norm_eps must be a finite number > 0"),
-        ({"instance_norm_eps": float("nan")}, "instance_norm_eps"),
         ({"patch_len": 17}, "patch_len=17 exceeds context_length=16"),
-        ({"patch_levels": 0}, "patch_levels"),
-        ({"patch_levels": 2, "head": "fourier"}, "patch_levels=2 needs tokens='patch' and head='linear'"),
-        ({"patch_levels": 2, "tokens": "variate"}, "patch_levels=2 needs tokens='patch'"),
-        ({"patch_stride": "half", "head": "fourier"}, "patch_stride='half' needs tokens='patch', head='linear'"),
-        ({"patch_stride": 2, "token_embedding": "circular"}, "patch_stride=2 needs.*token_embedding='circular'"),
+        ({"patch_stride": "half", "head": "fourier"}, "patch_stride='half' needs tokens='patch' and head='linear'"),
+        ({"patch_stride": 2, "tokens": "variate"}, "patch_stride=2 needs tokens='patch'"),
         ({"patch_stride": 5}, "patch_stride=5 exceeds patch_len=4"),
         ({"patch_stride": "quarter"}, "patch_stride"),
     ],
@@ -470,7 +390,7 @@ def test_variate_tokens_are_the_channels_and_permute_with_them(head):
     """tokens='variate': one token per channel (its window embedded linearly), attention across
     channels and no positions, so reordering the channels reorders the forecast the same way."""
     torch.manual_seed(0)
-    net = ForecastingTransformer(5, 16, 4, **{**NET, "head": head, "instance_norm_eps": 1e-5},
+    net = ForecastingTransformer(5, 16, 4, **{**NET, "head": head},
                                  tokens="variate").eval()  # fmt: skip
     assert net.n_tokens == 5 and net.encoder.layers[0].attention is not None
     x = torch.randn(3, 16, 5, dtype=torch.float64)
@@ -519,14 +439,3 @@ def test_overlapping_patches_as_patchtst():
     assert plain.patch_stride_ == 4 and type(plain.module_.tokenizer).__name__ == "PatchTokenizer"
     assert plain.module_.n_tokens == 4
 
-
-def test_multiscale_patch_tokens_add_the_pooled_views():
-    """``patch_levels=3``: patches of the window and of its 2- and 4-step means (16 steps in
-    patches of 4: 4 + 2 + 1 tokens), attended together, through fit, predict and pickling."""
-    y = _frame().to_numpy()
-    f = TSForecaster(**TINY, patch_levels=3).fit(y)
-    assert f.module_.n_tokens == f.module_.tokenizer.n_tokens(16) == 7
-    assert f.module_.tokenizer.scales == (1, 2, 4)
-    pred = f.predict()
-    assert pred.shape == (6, 2) and np.isfinite(pred).all()
-    np.testing.assert_allclose(pickle.loads(pickle.dumps(f)).predict(), pred, rtol=1e-5, atol=1e-6)

@@ -10,6 +10,7 @@ import pickle
 import re
 import warnings
 import zipfile
+from pathlib import Path
 
 import joblib
 import numpy as np
@@ -19,6 +20,7 @@ import torch
 
 from tsattn import TSClassifier, TSForecaster, TSRegressor, __version__
 from tsattn.estimators import InconsistentVersionWarning, persistence
+from tsattn.estimators._forecaster_params import REMOVED
 
 NET = dict(d_model=8, n_heads=2, n_layers=1, dim_feedforward=16, max_epochs=2, max_steps=None,
            random_state=0, device="cpu")  # fmt: skip
@@ -216,3 +218,40 @@ def test_the_saved_weights_are_a_cpu_state_dict_read_without_pickle_code(fitted)
     state = fitted["classifier"][0].__getstate__()
     weights = torch.load(io.BytesIO(state["_module_state"]), weights_only=True)
     assert weights and all(t.device.type == "cpu" for t in weights.values())
+
+
+# ----------------------------------------------------------------------------- removed options
+SAVED = Path(__file__).parent / "saved"  # written by tsattn 0.1.0 at 5852bfc (saved/make_models.py)
+
+
+def test_a_model_saved_before_the_options_were_removed_loads_when_it_left_them_at_their_defaults():
+    """Format 1, every removed option at the value whose behaviour was kept: it loads (warning only
+    that it was saved under another torch or scikit-learn, if so) and forecasts as it did."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", InconsistentVersionWarning)
+        model = TSForecaster.load(SAVED / "forecaster_0.1.0_default.tsattn")
+    assert not set(REMOVED) & set(vars(model))
+    assert "instance_norm" not in model.network_params_ and not hasattr(model, "network_refit_")
+    np.testing.assert_array_equal(model.predict(), np.load(SAVED / "forecaster_0.1.0_default_predict.npy"))
+    again = pickle.loads(pickle.dumps(model))  # saved again in this format: loads as it is
+    np.testing.assert_array_equal(again.predict(), model.predict())
+
+
+@pytest.mark.parametrize("name, message", [
+    ("instance_center_last", r"saved with instance_center='last': removed .*keeps only "
+                             r"instance_center='mean'\. Refit it"),
+    ("network_refit", r"saved with network_refit=True: removed .*keeps only network_refit=False"),
+])  # fmt: skip
+def test_a_model_saved_with_a_removed_option_fails_naming_it(name, message):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", InconsistentVersionWarning)
+        with pytest.raises(ValueError, match=message):
+            TSForecaster.load(SAVED / f"forecaster_0.1.0_{name}.tsattn")
+
+
+def test_removed_options_are_named_together_whatever_the_way_the_model_was_pickled(fitted):
+    state = fitted["forecaster"][0].__getstate__()
+    state.update(anchor_recency=0.125, patch_levels=3, linear_skip=False)
+    blank = TSForecaster.__new__(TSForecaster)
+    with pytest.raises(ValueError, match=r"anchor_recency=0.125, patch_levels=3: removed"):
+        blank.__setstate__(state)

@@ -54,7 +54,7 @@ def last_value_anchor(context_length: int, horizon: int) -> tuple[np.ndarray, np
 
 def fit_linear_anchor(
     series: np.ndarray, starts: np.ndarray, context_length: int, horizon: int,
-    rng: np.random.Generator, relative: bool = False, recency: float | None = None,
+    rng: np.random.Generator, relative: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     """Ridge regression of targets on contexts over the windows ``starts`` of ``series (T, C)``.
 
@@ -63,9 +63,7 @@ def fit_linear_anchor(
     whatever the horizon and channel count. ``relative``: regress ``target - x_last`` on
     ``context - x_last`` (level-free, NLinear); the map ``x_last + W (x - x_last) + b`` is returned
     as the plain linear map it is (``W`` with ``1 - sum(W)`` added to the last lag's weight), its
-    penalty :data:`RIDGE_LEVEL_FREE` (:data:`RIDGE` otherwise). ``recency``: each row weighted
-    ``exp(-age / (recency * T))``, ``age`` the rows from its window's end to the series' end ``T``
-    (weights scaled to mean 1, so the penalty keeps its size); None weighs every row alike.
+    penalty :data:`RIDGE_LEVEL_FREE` (:data:`RIDGE` otherwise).
     Returns ``(weight (horizon, L), bias (horizon,))``.
     """
     n_channels = series.shape[1]
@@ -75,20 +73,14 @@ def fit_linear_anchor(
     window = np.arange(context_length + horizon)
     xtx = np.zeros((context_length + 1, context_length + 1))
     xty = np.zeros((context_length + 1, horizon))
-    weights = None  # every row alike: no product per chunk
-    if recency is not None:
-        age = len(series) - (starts[rows // n_channels] + context_length + horizon)
-        weights = np.exp(-age / (recency * len(series)))
-        weights /= weights.mean()
     for i in range(0, len(rows), _CHUNK):
         r = rows[i : i + _CHUNK]
         values = series[starts[r // n_channels][:, None] + window, (r % n_channels)[:, None]]
         if relative:
             values = values - values[:, context_length - 1 : context_length]
         x = np.concatenate([values[:, :context_length], np.ones((len(r), 1))], axis=1)
-        xw = x if weights is None else x * weights[i : i + _CHUNK, None]
-        xtx += xw.T @ x
-        xty += xw.T @ values[:, context_length:]
+        xtx += x.T @ x
+        xty += x.T @ values[:, context_length:]
     penalty = np.full(context_length + 1, (RIDGE_LEVEL_FREE if relative else RIDGE) * len(rows))
     penalty[-1] = 0.0  # the constant is not shrunk
     coef = np.linalg.solve(xtx + np.diag(penalty), xty)  # (L + 1, horizon)
@@ -142,11 +134,9 @@ class AnchorFit:
 
 
 def fit_anchor(name: str, series: np.ndarray, starts: np.ndarray, context_length: int,
-               horizon: int, period: int, rng: np.random.Generator,
-               recency: float | None = None) -> AnchorFit:  # fmt: skip
+               horizon: int, period: int, rng: np.random.Generator) -> AnchorFit:
     """Fit anchor ``name`` (one of :data:`ANCHORS` but ``'auto'``) on the training windows
-    ``starts`` of ``series (T, C)``; ``period`` steps per season for the seasonal ones; ``recency``
-    as :func:`fit_linear_anchor`'s (the seasonal profile weighs every row alike)."""
+    ``starts`` of ``series (T, C)``; ``period`` steps per season for the seasonal ones."""
     if name not in _RIDGES:
         return AnchorFit(name, *last_value_anchor(context_length, horizon))
     cycle = None
@@ -154,7 +144,7 @@ def fit_anchor(name: str, series: np.ndarray, starts: np.ndarray, context_length
         cycle = cycle_profile(series, period)
         series = series - cycle[np.arange(len(series)) % period]
     weight, bias = fit_linear_anchor(series, starts, context_length, horizon, rng,
-                                     relative=_RIDGES[name], recency=recency)  # fmt: skip
+                                     relative=_RIDGES[name])  # fmt: skip
     return AnchorFit(name, weight, bias, cycle)
 
 
@@ -170,18 +160,17 @@ def candidates(anchor: str, period: int, validation: bool) -> list[str]:
 
 def choose(anchor: str, series: np.ndarray, starts: np.ndarray, period: int,
            contexts: np.ndarray, targets: np.ndarray, forecast: np.ndarray,
-           rng: np.random.Generator, validation: bool,
-           recency: float | None = None) -> tuple[AnchorFit, float, np.ndarray]:  # fmt: skip
+           rng: np.random.Generator,
+           validation: bool) -> tuple[AnchorFit, float, np.ndarray]:  # fmt: skip
     """Fit the anchor(s) ``anchor`` stands for (:func:`candidates`) on the training windows
     ``starts`` of ``series (T, C)`` and, on the samples ``contexts``/``targets`` with the network's
     ``forecast`` (validation windows, or with ``validation=False`` training ones), the blend of
     each; keep the one whose blend errs least. Returns ``(anchor, blend, blended forecast)``; the
-    blend is 1 without validation windows (the network alone). ``recency``: as
-    :func:`fit_linear_anchor`'s."""
+    blend is 1 without validation windows (the network alone)."""
     context_length, horizon = contexts.shape[1], targets.shape[1]
     best = None
     for name in candidates(anchor, period, validation):
-        fit = fit_anchor(name, series, starts, context_length, horizon, period, rng, recency)
+        fit = fit_anchor(name, series, starts, context_length, horizon, period, rng)
         if not validation:
             return fit, 1.0, forecast
         simple = fit.forecast(contexts)

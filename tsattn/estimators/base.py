@@ -38,7 +38,6 @@ from tsattn.training import (
     TensorData,
     ThreadBudget,
     TrainingDivergedError,
-    WeightAverage,
     adamw,
     fit_levels,
     predict,
@@ -287,11 +286,10 @@ class BaseTSEstimator(BaseEstimator):
 
     def _run(self, train_data: TensorData, valid_data: TensorData | None, budget: Budget,
              seed: int, rng: np.random.Generator, patience: int | None, keep_last: bool,
-             label: str, max_rounds: int | None = None, user_callbacks: bool = True):  # fmt: skip
+             label: str):  # fmt: skip
         """``(module, TrainResult)``: a network built from ``network_params_`` and trained within
-        ``budget`` (at most ``max_rounds`` of its rounds; the learning-rate schedule is the whole
-        budget's either way) with the standard callbacks, and ``callbacks`` where
-        ``user_callbacks``; ``keep_last`` keeps the final weights. Sets ``n_threads_``."""
+        ``budget`` with the standard callbacks and ``callbacks``; ``keep_last`` keeps the final
+        weights. Sets ``n_threads_``."""
         cap = torch.get_num_threads()  # the caller's own setting: "auto" never goes above it
         self.n_threads_ = self._fit_threads()
         with seeded(seed, self.device_), torch_threads(self.n_threads_):
@@ -305,27 +303,24 @@ class BaseTSEstimator(BaseEstimator):
                 return bool(torch.isfinite(self._predict_tensor(train_data)).all())
 
             unit = "epoch" if budget.round_steps is None else "round"  # what a round is
-            rounds = budget.rounds if max_rounds is None else min(max_rounds, budget.rounds)
             callbacks: list[Callback] = [
                 EarlyStopping(module, patience, keep_last=keep_last),
                 NaNGuard(module, hint=f"lr={self.lr}", verify=finite_outputs, unit=unit),
                 LRScheduler(optimizer, self.lr_schedule, budget.rounds, patience, budget.steps,
                             self.warmup),  # fmt: skip
             ]
-            if (decay := self._weight_average()) is not None and valid_data is not None:
-                callbacks.append(WeightAverage(module, decay))  # after EarlyStopping: it keeps the averages
             if self.n_threads == "auto" and self.device_.type == "cpu":
                 # as many threads as pay, within the cores free now and as neighbours come and go
                 callbacks.append(ThreadBudget(cap))
             if self.verbose:
-                callbacks.append(ProgressBar(rounds, f"{label} {type(self).__name__}", unit))
+                callbacks.append(ProgressBar(budget.rounds, f"{label} {type(self).__name__}", unit))
             try:
                 result = train(
                     module, self._loss, train_data, valid_data, optimizer=optimizer,
-                    max_rounds=rounds, max_steps=budget.steps,
+                    max_rounds=budget.rounds, max_steps=budget.steps,
                     round_steps=budget.round_steps, batch_size=self.batch_size_, rng=rng,
                     transform=self._augmentation(), mix=self._mixing(),
-                    callbacks=[*callbacks, *((self.callbacks or ()) if user_callbacks else ())],
+                    callbacks=[*callbacks, *(self.callbacks or ())],
                     estimator=self,
                     precision=self.precision, score_fn=self._score_fn,
                     refresh_fixed=self._refresh_fixed(),
@@ -334,12 +329,6 @@ class BaseTSEstimator(BaseEstimator):
                 del self.module_  # never a fitted model that outputs NaN
                 raise
         return module, result
-
-    def _weight_average(self) -> float | None:
-        """The decay of the moving average of the weights validated in place of the raw ones
-        (:class:`~tsattn.training.WeightAverage`); None: none (the estimators that offer it say
-        so in a parameter)."""
-        return None
 
     def _fit_threads(self) -> int | None:
         """Torch threads for this fit, from ``n_threads``."""

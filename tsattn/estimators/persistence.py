@@ -28,11 +28,20 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-__all__ = ["FORMAT", "InconsistentVersionWarning", "check_metadata", "load", "metadata", "save"]
+__all__ = [
+    "FORMAT",
+    "InconsistentVersionWarning",
+    "check_metadata",
+    "drop_removed",
+    "load",
+    "metadata",
+    "save",
+]
 
 #: The model format this tsattn writes and the newest it reads. Raise it when a saved model's
-#: state changes so that an older tsattn would misread it.
-FORMAT = 1
+#: state changes so that an older tsattn would misread it. 2: ``TSForecaster``'s network without
+#: the options issue 50 removed (format 1 models load when they left those at their defaults).
+FORMAT = 2
 
 _METADATA = "metadata.json"
 _PICKLE = "estimator.pkl"
@@ -118,6 +127,30 @@ def check_state(meta: dict[str, Any] | None, what: str) -> None:
     """:func:`check_metadata` for ``__setstate__``, unless :func:`load` has checked the file."""
     if not _checked.get():
         check_metadata(meta, what, stacklevel=4)  # the user's pickle.load(s) -> __setstate__ -> here
+
+
+def drop_removed(state: dict[str, Any], removed: dict[str, Any], what: str) -> None:
+    """Take out of a saved ``state`` the options a later tsattn removed, where the model kept
+    what is still done: ``removed`` maps each option to the value whose behaviour was kept.
+
+    Raises
+    ------
+    ValueError
+        Naming every removed option the model was saved with at another value (its forecasts
+        depend on code that is gone): refit it with this tsattn, or load it with the one that
+        saved it.
+    """
+    used = {k: state[k] for k in removed if k in state and state[k] != removed[k]}
+    if used:
+        names = ", ".join(f"{k}={v!r}" for k, v in used.items())
+        kept = ", ".join(f"{k}={removed[k]!r}" for k in used)
+        raise ValueError(
+            f"this {what} was saved with {names}: removed from this tsattn (measured and left "
+            f"off; CHANGELOG.md says where each decision is recorded), which keeps only {kept}. "
+            "Refit it with this tsattn, or load it with the tsattn that saved it."
+        )  # fmt: skip
+    for k in removed:
+        state.pop(k, None)
 
 
 def save(estimator: Any, path: str | os.PathLike) -> Path:

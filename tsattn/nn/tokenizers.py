@@ -26,8 +26,6 @@ from tsattn.nn.heads import masked_mean_max
 __all__ = [
     "StepTokenizer",
     "PatchTokenizer",
-    "MultiScalePatchTokenizer",
-    "CircularPatchTokenizer",
     "OverlappingPatchTokenizer",
     "ConvTokenizer",
     "RocketTokenizer",
@@ -130,80 +128,6 @@ class OverlappingPatchTokenizer(PatchTokenizer):
         patches = x.unfold(1, self.patch_len, self.stride).transpose(2, 3)
         tokens = self.projection(patches.reshape(b, -1, self.patch_len * c)) * math.sqrt(self.d_model)
         return tokens, None
-
-
-class CircularPatchTokenizer(PatchTokenizer):
-    """Patches as :class:`PatchTokenizer`'s, each token a convolution of its patch and its two
-    neighbours with circular padding (the first token sees the last patch, the last the first),
-    no bias, no positional encoding: FEDformer's ``TokenEmbedding`` (Zhou et al. 2022), the
-    embedding of the code 002's forecaster was built on; ``patch_len=1`` is that embedding of
-    the steps exactly."""
-
-    positional = False
-
-    def __init__(self, n_channels: int, d_model: int, patch_len: int = 1) -> None:
-        super().__init__(n_channels, d_model, patch_len)
-        del self.projection
-        self.conv = nn.Conv1d(n_channels * self.patch_len, d_model, kernel_size=3, padding=1,
-                              padding_mode="circular", bias=False)  # fmt: skip
-        nn.init.kaiming_normal_(self.conv.weight, mode="fan_in", nonlinearity="leaky_relu")
-
-    def forward(
-        self, x: torch.Tensor, mask: torch.Tensor | None = None
-    ) -> tuple[torch.Tensor, torch.Tensor | None]:
-        """``x (B, N, C)`` -> ``(tokens (B, ceil(N / patch_len), d_model), None)``; complete
-        windows only (``mask`` None)."""
-        if mask is not None:
-            raise ValueError("CircularPatchTokenizer embeds complete windows; mask must be None.")
-        b, n, c = x.shape
-        pad, p = self.pad(n), self.n_tokens(n)
-        if pad:
-            x = torch.cat([x[:, :1].expand(-1, pad, -1), x], dim=1)
-        patches = x.reshape(b, p, self.patch_len * c).transpose(1, 2)  # (B, patch_len * C, P)
-        return self.conv(patches).transpose(1, 2), None
-
-
-class MultiScalePatchTokenizer(nn.Module):
-    """Patch tokens of a window at several resolutions (TimeMixer's multi-scale view, Wang et al.
-    2024): for each ``scale`` s the series is average-pooled over non-overlapping runs of ``s``
-    steps (left-padded by repeating its first step to a multiple of ``s``, so the last run ends
-    at the last step), then cut into patches of ``patch_len`` pooled steps by a
-    :class:`PatchTokenizer` of its own, and a learned embedding of the scale is added. The tokens
-    of every scale are concatenated, the finest first: a fine view of recent detail and coarse
-    views of the whole window's shape, attended together. Windows without padding only
-    (``mask`` None: the forecaster's).
-    """
-
-    positional = True
-
-    def __init__(self, n_channels: int, d_model: int, patch_len: int = 16,
-                 scales: tuple[int, ...] = (1, 2, 4)) -> None:  # fmt: skip
-        super().__init__()
-        scales = tuple(int(s) for s in scales)
-        if not scales or any(s < 1 for s in scales) or len(set(scales)) != len(scales):
-            raise ValueError(f"scales must be distinct integers >= 1; got {scales}.")
-        self.d_model = d_model
-        self.scales = scales
-        self.patches = nn.ModuleList(PatchTokenizer(n_channels, d_model, patch_len) for _ in scales)
-        self.scale_embedding = nn.Parameter(torch.zeros(len(scales), d_model))
-
-    def n_tokens(self, n: int) -> int:
-        return sum(p.n_tokens(-(-n // s)) for s, p in zip(self.scales, self.patches, strict=True))
-
-    def forward(
-        self, x: torch.Tensor, mask: torch.Tensor | None = None
-    ) -> tuple[torch.Tensor, None]:
-        """``x (B, N, C)`` -> ``(tokens (B, n_tokens(N), d_model), None)``."""
-        if mask is not None:
-            raise ValueError("MultiScalePatchTokenizer takes complete windows: mask must be None.")
-        b, n, c = x.shape
-        tokens = []
-        for k, (s, patches) in enumerate(zip(self.scales, self.patches, strict=True)):
-            pad = -n % s
-            xs = torch.cat([x[:, :1].expand(-1, pad, -1), x], dim=1) if pad else x
-            xs = xs.reshape(b, (n + pad) // s, s, c).mean(dim=2)  # (B, ceil(N / s), C)
-            tokens.append(patches(xs)[0] + self.scale_embedding[k])
-        return torch.cat(tokens, dim=1), None
 
 
 class ConvTokenizer(nn.Module):

@@ -15,7 +15,6 @@ from tsattn.training.callbacks import (
     NaNGuard,
     ProgressBar,
     TrainingDivergedError,
-    WeightAverage,
 )
 from tsattn.training.data import TensorData
 from tsattn.training.device import PRECISIONS, autocast, resolve_device, seeded, torch_threads
@@ -42,7 +41,6 @@ __all__ = [
     "Budget",
     "TrainResult",
     "TrainingDivergedError",
-    "WeightAverage",
     "CovariateWindowData",
     "WindowData",
     "adamw",

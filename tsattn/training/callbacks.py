@@ -27,7 +27,6 @@ __all__ = [
     "NaNGuard",
     "ProgressBar",
     "TrainingDivergedError",
-    "WeightAverage",
     "warmup_cosine",
 ]
 
@@ -41,8 +40,7 @@ class Callback:
     regressor, ``round_steps_`` optimiser steps for the forecaster) and receives the estimator and
     the round's record (a dict with ``round``, ``epoch`` (passes over the training samples so far),
     ``step``, ``lr``, ``train_loss``, ``valid_loss`` (or None), ``valid_score`` (or None),
-    ``best``, ``dur``); returning ``True`` stops training. ``on_round_end`` runs before each
-    round's validation (:class:`WeightAverage` swaps its averages in there). ``on_train_end`` runs however training ends (also on Ctrl-C or an
+    ``best``, ``dur``); returning ``True`` stops training. ``on_train_end`` runs however training ends (also on Ctrl-C or an
     exception). Exceptions propagate (e.g. ``optuna.TrialPruned`` from a pruning callback).
     """
 
@@ -51,9 +49,6 @@ class Callback:
 
     def on_step_end(self, estimator: Any, step: int) -> None:  # noqa: B027
         """After optimiser step ``step`` (counted from 1 over the whole fit)."""
-
-    def on_round_end(self, estimator: Any) -> None:  # noqa: B027
-        """After a round's last optimiser step, before its validation."""
 
     def on_epoch_end(self, estimator: Any, record: dict) -> bool | None:  # noqa: B027
         return None
@@ -176,53 +171,6 @@ class EarlyStopping(Callback):
         if self.best_state is not None:
             self.module.load_state_dict(self.best_state)
         self.module.eval()
-
-
-class WeightAverage(Callback):
-    """An exponential moving average of the weights over the optimiser steps (Polyak averaging,
-    as timm's ``ModelEmaV3``), validated in place of the raw weights.
-
-    After every step each floating-point entry of ``module``'s state (parameters and buffers such
-    as BatchNorm's running statistics) moves toward the module's by ``1 - decay``:
-    ``avg = decay * avg + (1 - decay) * w``, an average over about ``1 / (1 - decay)`` steps. At
-    the end of each round the averaged weights are swapped into the module for the validation and
-    the callbacks after it (:class:`EarlyStopping` placed before this one keeps them as the
-    round's weights), and the raw weights are swapped back in this callback's ``on_epoch_end``,
-    so training goes on from them. Place it after :class:`EarlyStopping` and :class:`NaNGuard`.
-    """
-
-    def __init__(self, module: nn.Module, decay: float) -> None:
-        if not 0 < decay < 1:
-            raise ValueError(f"decay must lie strictly between 0 and 1; got {decay}.")
-        self.module = module
-        self.decay = decay
-
-    def on_train_begin(self, estimator: Any) -> None:
-        # the module's own tensors (updated in place by the optimiser and by BatchNorm)
-        self.state = [v for v in self.module.state_dict().values() if v.is_floating_point()]
-        self.average = [v.detach().clone() for v in self.state]
-        self.raw: list[torch.Tensor] | None = None
-
-    @torch.no_grad()
-    def on_step_end(self, estimator: Any, step: int) -> None:
-        for average, value in zip(self.average, self.state, strict=True):
-            average.lerp_(value, 1.0 - self.decay)
-
-    @torch.no_grad()
-    def on_round_end(self, estimator: Any) -> None:
-        self.raw = [v.detach().clone() for v in self.state]
-        for value, average in zip(self.state, self.average, strict=True):
-            value.copy_(average)
-
-    @torch.no_grad()
-    def on_epoch_end(self, estimator: Any, record: dict) -> None:
-        if self.raw is not None:
-            for value, raw in zip(self.state, self.raw, strict=True):
-                value.copy_(raw)
-            self.raw = None
-
-    def on_train_end(self, estimator: Any, history: list[dict]) -> None:
-        self.raw = None  # the weights kept are EarlyStopping's (an average) or the module's own
 
 
 class LRScheduler(Callback):

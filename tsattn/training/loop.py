@@ -200,8 +200,6 @@ def train(
                 module, loss_fn, train_data, optimizer, batches.next_round(), precision,
                 callbacks, estimator, step, max_steps, transform, mix, cache, refresh_fixed,
             )
-            for cb in callbacks:
-                cb.on_round_end(estimator)
             valid_loss = valid_score = None
             if valid_data is not None:
                 out = predict(module, valid_data, batch_size=batch_size, precision=precision)
