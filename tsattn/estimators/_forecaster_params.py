@@ -64,7 +64,8 @@ class ForecasterParams(BaseTSEstimator):
         "auto", [StrOptions(set(_anchor.ANCHORS)), None], "Simple forecaster blended with the "
         "network by a weight chosen on the validation windows (``blend_``): ``'linear'``, a ridge "
         "regression of the horizon on the context shared by the channels (persistence and mean "
-        "reversion, as an autoregressive model); ``'last'``, the last value; ``'cycle'``, the ridge "
+        "reversion, as an autoregressive model); ``'last'``, the last value; ``'season'``, the "
+        "context's last ``period`` steps repeated (the seasonal naive forecast); ``'cycle'``, the ridge "
         "on windows less a seasonal profile of ``period`` steps (each window's phase read from its "
         "values); ``'nlinear'``, ``'ncycle'``, those ridges level-free (the context's last value "
         "subtracted and added back, as NLinear: no pull back to the training level; shrunk toward "
@@ -72,11 +73,12 @@ class ForecasterParams(BaseTSEstimator):
         "the one whose blend errs least on validation (``anchor_``; the cycles among them where "
         "``period_ > 1``); None: the network alone. Once chosen, the anchor is fitted again on "
         "every row, the validation rows included, where they continue the training rows "
-        "(``anchor_refit_``)."
+        "(``anchor_refit_``). With covariates every anchor but None is the LEAR-style ridge on the "
+        "context and the future covariates' horizon rows (``anchor_='lear'``)."
     )
     period: int | str | None = param(
         "auto", [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"}), None],
-        "Steps per season of the ``'cycle'`` anchor. ``'auto'``: read from a pandas time index "
+        "Steps per season of the ``'season'`` and ``'cycle'`` anchors. ``'auto'``: read from a pandas time index "
         "(a day of sub-daily rows, a week of daily rows, 52 weekly or 12 monthly rows), none for "
         "arrays or other indexes (``period_``); None or 1: no seasonal anchor."
     )
