@@ -7,6 +7,8 @@ formats) into a padded :class:`SeriesBatch`. Single series (:class:`~tsattn.TSFo
 :func:`read_contexts` check what ``fit`` and ``predict`` receive, :func:`format_output` and
 :func:`format_quantiles` give forecasts back in the input's kind, :func:`hold_out_tail` and
 :func:`seasonal_period` are the validation tail and the season read from a time index.
+Panels of many series (long frames ``unique_id, ds, y`` and covariates): :func:`read_panel` checks
+them into a :class:`Panel`, :func:`read_future_covariates` the horizon's future-known covariates.
 Tuning, the benchmarks and the result scripts read their data through the same functions.
 """
 
@@ -15,6 +17,7 @@ from __future__ import annotations
 from tsattn.io.checks import check_channels, standardisation
 from tsattn.io.collections import SeriesBatch, to_series_batch
 from tsattn.io.folds import kfold
+from tsattn.io.panel import Panel, read_future_covariates, read_panel
 from tsattn.io.series import (
     as_series,
     format_output,
@@ -26,6 +29,7 @@ from tsattn.io.series import (
 )
 
 __all__ = [
+    "Panel",
     "SeriesBatch",
     "as_series",
     "check_channels",
@@ -35,6 +39,8 @@ __all__ = [
     "kfold",
     "read_contexts",
     "read_fit_series",
+    "read_future_covariates",
+    "read_panel",
     "seasonal_period",
     "standardisation",
     "to_series_batch",
