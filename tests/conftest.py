@@ -9,9 +9,10 @@ import torch
 torch.set_num_threads(int(os.environ.get("TSATTN_TEST_THREADS", "1")))
 
 ROOT = Path(__file__).resolve().parents[1]
-#: The real datasets, read only, beside the checkout. Tests reach it through the fixtures below
-#: (and ``shared_ts_dataset``), never through a path of their own.
-SHARED_DATASETS = ROOT.parent / "shared" / "datasets"
+#: The real datasets, read only, beside the checkout (or where ``TSATTN_SHARED_DATASETS`` says: a
+#: git worktree lies elsewhere). Tests reach it through the fixtures below (and
+#: ``shared_ts_dataset``), never through a path of their own.
+SHARED_DATASETS = Path(os.environ.get("TSATTN_SHARED_DATASETS") or ROOT.parent / "shared" / "datasets")
 
 
 def pytest_collection_modifyitems(config, items):

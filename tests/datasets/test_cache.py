@@ -9,6 +9,7 @@ import time
 import zipfile
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from tests.helpers import REPO_ROOT
@@ -149,6 +150,81 @@ def test_corrupt_file_without_a_source_is_never_returned(tmp_path, monkeypatch):
     with pytest.raises(DatasetNotAvailableError, match="wrong checksum"):
         ensure_file("forecasting/f.csv", [Source("http://127.0.0.1:9/f.csv")], SHA)
     assert target.read_bytes() == b"garbage"  # left for the user to inspect, never loaded
+
+
+@pytest.mark.integration
+def test_download_without_checksum_records_one_and_checks_it(tmp_path, monkeypatch):
+    isolate(monkeypatch, tmp_path, offline=False)
+    with serve({"/f.csv": CSV}) as (base, counts):
+        path = ensure_file("forecasting/f.csv", [Source(base + "/f.csv")])
+        sidecar = tmp_path / "forecasting" / "f.csv.sha256"
+        assert sidecar.read_text() == f"{SHA}  f.csv\n"  # sha256sum's format
+        ensure_file("forecasting/f.csv", [Source(base + "/f.csv")])
+        assert counts == {"/f.csv": 1}
+        path.write_bytes(CSV + b"2020-01-01 02:00:00,5.0,6.0\n")  # changed after the download
+        monkeypatch.setenv("TSATTN_OFFLINE", "1")
+        with pytest.raises(DatasetNotAvailableError,
+                           match=f"differs from {SHA}, recorded in .*f.csv.sha256 when the file "
+                                 "was downloaded"):  # fmt: skip
+            ensure_file("forecasting/f.csv", [Source(base + "/f.csv")])
+        monkeypatch.delenv("TSATTN_OFFLINE")
+        assert ensure_file("forecasting/f.csv", [Source(base + "/f.csv")]).read_bytes() == CSV
+    assert counts == {"/f.csv": 2}  # the changed copy was fetched again
+
+
+def test_copy_placed_by_hand_without_checksum_is_used(tmp_path, monkeypatch):
+    isolate(monkeypatch, tmp_path)
+    target = tmp_path / "forecasting" / "f.csv"
+    target.parent.mkdir(parents=True)
+    target.write_bytes(b"anything")
+    assert ensure_file("forecasting/f.csv", [Source("http://127.0.0.1:9/f.csv")]) == target
+    assert not (tmp_path / "forecasting" / "f.csv.sha256").exists()  # nothing written
+
+
+@pytest.mark.integration
+def test_git_blob_id_is_checked(tmp_path, monkeypatch):
+    import subprocess
+
+    from tsattn.datasets import git_blob_sha1
+
+    blob = tmp_path / "blob"
+    blob.write_bytes(CSV)
+    try:
+        expected = subprocess.run(["git", "hash-object", str(blob)], capture_output=True,
+                                  text=True, check=True).stdout.strip()  # fmt: skip
+    except (OSError, subprocess.CalledProcessError):
+        pytest.skip("git not available")
+    assert git_blob_sha1(blob) == expected
+    isolate(monkeypatch, tmp_path / "cache", offline=False)
+    with serve({"/bad.csv": CSV + b"x", "/good.csv": CSV}) as (base, _):
+        with pytest.raises(DatasetNotAvailableError, match=f"git blob id .* differs from the "
+                                                           f"source repository's {expected}"):
+            ensure_file("forecasting/f.csv", [Source(base + "/bad.csv")], git_sha1=expected)
+        path = ensure_file("forecasting/f.csv", [Source(base + "/bad.csv"),
+                                                 Source(base + "/good.csv")], git_sha1=expected)
+    assert path.read_bytes() == CSV and not path.with_name("f.csv.sha256").exists()
+
+
+@pytest.mark.integration
+def test_panels_download_from_mirror(tmp_path, monkeypatch, shared_datasets):
+    """EPF and M4 files come through a ``TSATTN_DATA_URL`` mirror into the cache path the
+    catalogue names, checked against its sha256, and give the frames of the shared copies."""
+    from tsattn.datasets import load_epf, load_m4
+
+    names = ["forecasting/epf/BE.csv", "forecasting/m4/Hourly-train.csv",
+             "forecasting/m4/Hourly-test.csv"]
+    files = {"/" + n: (shared_datasets / n).read_bytes() for n in names}
+    monkeypatch.setitem(catalogue()["epf"]["sources"]["timexer"], "url", "http://127.0.0.1:9/x")
+    monkeypatch.setitem(catalogue()["m4"], "url", "http://127.0.0.1:9/x")
+    isolate(monkeypatch, tmp_path, offline=False)
+    with serve(files) as (base, counts):
+        monkeypatch.setenv("TSATTN_DATA_URL", base)
+        be, test = load_epf("BE"), load_m4("Hourly", "test")
+    assert counts == {"/" + n: 1 for n in names}
+    assert all((tmp_path / n).read_bytes() == files["/" + n] for n in names)
+    isolate(monkeypatch, shared_datasets)
+    pd.testing.assert_frame_equal(be, load_epf("BE"))
+    pd.testing.assert_frame_equal(test, load_m4("Hourly", "test"))
 
 
 _CHILD = """

@@ -6,13 +6,14 @@ import argparse
 import sys
 from pathlib import Path
 
-_ARCHIVES = ("uea", "ucr", "tser", "forecasting")
+_ARCHIVES = ("uea", "ucr", "tser", "forecasting", "epf", "m4")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "datasets", help="list, download or document the benchmark datasets",
-        description="Benchmark datasets (UEA, UCR, TSER, long-horizon forecasting). The cache is "
+        description="Benchmark datasets (UEA, UCR, TSER, long-horizon forecasting, the EPF "
+                    "markets, M4). The cache is "
                     "TSATTN_DATA_DIR (default ~/.cache/tsattn).")
     sub = parser.add_subparsers(dest="datasets_command", metavar="ACTION")
     sub.required = True
@@ -21,7 +22,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p_list.add_argument("--archive", choices=_ARCHIVES, help="only this archive")
     p_list.set_defaults(func=_list)
 
-    p_fetch = sub.add_parser("fetch", help="download datasets into the cache (TRAIN and TEST)")
+    p_fetch = sub.add_parser("fetch", help="download datasets into the cache (TRAIN and TEST; "
+                                           "an EPF market's default distribution)")
     p_fetch.add_argument("names", nargs="+", metavar="NAME")
     p_fetch.add_argument("--archive", choices=_ARCHIVES,
                          help="archive of the names (default: looked up in the catalogue)")
@@ -71,6 +73,8 @@ def _fetch(args: argparse.Namespace) -> int:
             if archive == "forecasting":
                 frame = load_forecasting(name)
                 print(f"{name}: {frame.shape[0]} rows x {frame.shape[1]} channels")
+            elif archive in ("epf", "m4"):
+                _fetch_panel(archive, name)
             else:
                 for split in ("TRAIN", "TEST"):
                     print(f"{name} {split}: {archive_file(archive, name, split)}")
@@ -78,6 +82,20 @@ def _fetch(args: argparse.Namespace) -> int:
             print(f"error: {exc}", file=sys.stderr)
             status = 1
     return status
+
+
+def _fetch_panel(archive: str, name: str) -> None:
+    """Fetch an EPF market (TimeXer's file) or an M4 frequency (train and test) and say so."""
+    from tsattn.datasets import load_epf, load_m4
+
+    if archive == "epf":
+        frame = load_epf(name)
+        print(f"{name}: {len(frame)} hours x {frame.shape[1] - 3} covariates "
+              f"({', '.join(frame.columns[3:])})")
+        return
+    for split in ("train", "test"):
+        frame = load_m4(name, split)
+        print(f"{name} {split}: {frame['unique_id'].nunique()} series, {len(frame)} values")
 
 
 def _catalogue(args: argparse.Namespace) -> int:

@@ -5,6 +5,11 @@ The cache is a plain folder laid out like ``forecasting/ETTh1.csv``, ``uea/<Name
 tool is used as it is. Nothing is written into the cache unless a file has to be downloaded; a
 read-only cache holding valid files is simply read.
 
+Checks: a file is verified against the sha256 the catalogue records; else against the git blob id
+(``git_sha1``) its source repository publishes in its tree; else, for a file the cache downloaded
+itself, against the sha256 it recorded beside the file at that download (``<file>.sha256``, in
+``sha256sum`` format). A file placed by hand with no recorded checksum of any kind is used as it is.
+
 Environment variables
 ---------------------
 ``TSATTN_DATA_DIR``
@@ -42,6 +47,7 @@ __all__ = [
     "Source",
     "data_dir",
     "ensure_file",
+    "git_blob_sha1",
     "sha256_file",
 ]
 
@@ -95,6 +101,50 @@ def sha256_file(path: str | os.PathLike) -> str:
     return digest.hexdigest()
 
 
+def git_blob_sha1(path: str | os.PathLike) -> str:
+    """Return the git blob id of a file (``git hash-object``: sha1 of ``"blob <size>\\0"`` and the
+    bytes), the checksum a git repository's tree publishes for each file."""
+    size = os.path.getsize(path)
+    digest = hashlib.sha1(b"blob %d\0" % size, usedforsecurity=False)
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(_CHUNK), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _sidecar(path: Path) -> Path:
+    """Where the sha256 of a download without a catalogue checksum is recorded."""
+    return path.with_name(path.name + ".sha256")
+
+
+def _recorded_sha256(path: Path) -> str | None:
+    try:
+        text = _sidecar(path).read_text(encoding="ascii").split()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return text[0].lower() if text else None
+
+
+def _problem(path: Path, sha256: str | None, git_sha1: str | None) -> str | None:
+    """None when ``path`` holds a verified file, else what is wrong with it."""
+    if not path.is_file():
+        return "missing"
+    if sha256 is not None:
+        got = sha256_file(path)
+        return None if got == sha256 else f"sha256 {got} differs from the recorded {sha256}"
+    if git_sha1 is not None:
+        got = git_blob_sha1(path)
+        return None if got == git_sha1 else (f"git blob id {got} differs from the source "
+                                             f"repository's {git_sha1}")  # fmt: skip
+    recorded = _recorded_sha256(path)
+    if recorded is None:
+        return None
+    got = sha256_file(path)
+    return None if got == recorded else (
+        f"sha256 {got} differs from {recorded}, recorded in {_sidecar(path)} when the file was "
+        "downloaded")
+
+
 _TRUE, _FALSE = {"1", "true", "yes", "on"}, {"", "0", "false", "no", "off"}
 
 
@@ -124,11 +174,8 @@ def _connect_timeout() -> float:
     return value
 
 
-def _is_valid(path: Path, sha256: str | None) -> bool:
-    return path.is_file() and (sha256 is None or sha256_file(path) == sha256)
-
-
-def ensure_file(relpath: str, sources: Sequence[Source], sha256: str | None = None) -> Path:
+def ensure_file(relpath: str, sources: Sequence[Source], sha256: str | None = None,
+                git_sha1: str | None = None) -> Path:
     """Return the path of a verified cached file, downloading it first if needed.
 
     Parameters
@@ -138,13 +185,17 @@ def ensure_file(relpath: str, sources: Sequence[Source], sha256: str | None = No
     sources : sequence of Source
         Canonical locations, tried in order after the ``TSATTN_DATA_URL`` mirror (if set).
     sha256 : str or None
-        Expected checksum; None when none is recorded (the file is then accepted as it is).
+        Expected checksum; None when none is recorded.
+    git_sha1 : str or None
+        The git blob id the source repository publishes, checked where no ``sha256`` is given.
+        With neither, a downloaded file's sha256 is recorded beside it and checked afterwards; a
+        file placed by hand is accepted as it is.
 
     Returns
     -------
     pathlib.Path
         The cached file. A cached file whose checksum differs is never returned: it is fetched
-        again and replaced atomically.
+        again and replaced atomically (or, offline, the error names both checksums).
 
     Raises
     ------
@@ -152,9 +203,11 @@ def ensure_file(relpath: str, sources: Sequence[Source], sha256: str | None = No
         No valid cached copy and every source failed (or ``TSATTN_OFFLINE=1``).
     """
     target = data_dir() / relpath
-    if _is_valid(target, sha256):
+    corrupt = _problem(target, sha256, git_sha1)
+    if corrupt is None:
         return target
-    corrupt = target.exists()
+    if corrupt == "missing":
+        corrupt = None
     sources = _with_mirror(relpath, sources)
     if _offline():
         raise _not_available(target, relpath, sources, ["TSATTN_OFFLINE is set"], corrupt)
@@ -171,12 +224,12 @@ def ensure_file(relpath: str, sources: Sequence[Source], sha256: str | None = No
                              corrupt) from exc
     try:
         # Another process may have finished the download while we waited for the lock.
-        if _is_valid(target, sha256):
+        if _problem(target, sha256, git_sha1) is None:
             return target
         errors = []
         for source in sources:
             try:
-                _download(source, target, sha256)
+                _download(source, target, sha256, git_sha1)
                 return target
             except (OSError, zipfile.BadZipFile, KeyError, ValueError) as exc:
                 errors.append(f"{source.url}: {exc}")
@@ -192,13 +245,13 @@ def _with_mirror(relpath: str, sources: Sequence[Source]) -> list[Source]:
 
 
 def _not_available(target: Path, relpath: str, sources: Sequence[Source], errors: list[str],
-                   corrupt: bool) -> DatasetNotAvailableError:
+                   corrupt: str | None) -> DatasetNotAvailableError:
     urls = "\n".join(f"  - {s.url}" + (f" (extract {s.member})" if s.member else "")
                      for s in sources) or "  (no known source)"
     why = "\n".join(f"  - {e}" for e in errors)
-    state = "has a wrong checksum" if corrupt else "is not in the cache"
+    state = f"has a wrong checksum: {corrupt}" if corrupt else "is not in the cache"
     return DatasetNotAvailableError(
-        f"{relpath} {state} ({target}) and could not be downloaded.\n"
+        f"{relpath} ({target}) {state}; it could not be downloaded.\n"
         f"Sources tried:\n{urls}\nErrors:\n{why}\n"
         f"Fix: connect to the internet, or download the file by hand and save it as {target} "
         f"(or point TSATTN_DATA_DIR at a folder laid out as <folder>/{relpath})."
@@ -218,8 +271,9 @@ def _open_url(url: str):
     return urllib.request.urlopen(request, timeout=_READ_TIMEOUT)
 
 
-def _download(source: Source, target: Path, sha256: str | None) -> None:
-    """Download ``source`` to a temp file beside ``target``, verify, then ``os.replace``."""
+def _download(source: Source, target: Path, sha256: str | None, git_sha1: str | None) -> None:
+    """Download ``source`` to a temp file beside ``target``, verify, then ``os.replace``; with no
+    checksum to verify, record the sha256 of what came (``<target>.sha256``)."""
     fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
     tmp = Path(tmp_name)
     try:
@@ -231,11 +285,16 @@ def _download(source: Source, target: Path, sha256: str | None) -> None:
             raise OSError(f"incomplete download: {received} of {total} bytes")
         if source.member is not None:
             _extract_member(tmp, source.member)
-        if sha256 is not None:
-            got = sha256_file(tmp)
-            if got != sha256:
-                raise ChecksumError(f"sha256 {got} differs from the recorded {sha256}")
+        if sha256 is not None or git_sha1 is not None:
+            problem = _problem(tmp, sha256, git_sha1)
+            if problem is not None:
+                raise ChecksumError(problem)
+            _sidecar(target).unlink(missing_ok=True)
+            os.replace(tmp, target)
+            return
+        digest = sha256_file(tmp)
         os.replace(tmp, target)
+        _sidecar(target).write_text(f"{digest}  {target.name}\n", encoding="ascii")
     finally:
         tmp.unlink(missing_ok=True)
 

@@ -3,7 +3,8 @@ into the human-readable ``datasets/README.md`` (``tsattn datasets catalogue --wr
 
 ``catalogue.json`` holds, per archive, the dataset names (UEA multivariate 2018, UCR 2018, TSER, as
 listed by aeon 1.6), their Zenodo record ids and URL templates; per forecasting set its URL,
-frequency, split convention and shape; the sha256 of every file known byte for byte; and the
+frequency, split convention and shape; the panels (the EPF markets and the M4 frequencies) with
+their sources, covariates, horizons and seasonal periods; the sha256 of every file known byte for byte; and the
 papers' published numbers and settings. Edit the JSON, then regenerate the README.
 """
 
@@ -18,9 +19,11 @@ from typing import Any
 __all__ = [
     "ARCHIVES",
     "FORECASTING",
+    "PANELS",
     "archive_names",
     "catalogue",
     "close_names",
+    "file_checksums",
     "file_sha256",
     "list_datasets",
     "published_tables",
@@ -30,6 +33,11 @@ __all__ = [
 
 ARCHIVES = ("uea", "ucr", "tser")
 FORECASTING = "forecasting"
+#: Sets of many series loaded as long frames (``load_epf``, ``load_m4``): their names are keys of
+#: ``catalogue()[panel][_PANEL_NAMES[panel]]``.
+PANELS = ("epf", "m4")
+_PANEL_NAMES = {"epf": "markets", "m4": "frequencies"}
+_ALL = (*ARCHIVES, FORECASTING, *PANELS)
 
 
 @lru_cache(maxsize=1)
@@ -47,19 +55,21 @@ def published_tables(archive: str) -> list[dict[str, Any]]:
 
 
 def archive_names(archive: str) -> list[str]:
-    """Return the dataset names of ``archive`` (``"uea"``, ``"ucr"``, ``"tser"``, ``"forecasting"``)."""
+    """Return the dataset names of ``archive`` (``"uea"``, ``"ucr"``, ``"tser"``, ``"forecasting"``,
+    ``"epf"`` (markets), ``"m4"`` (frequencies))."""
     cat = catalogue()
     if archive == FORECASTING:
         return list(cat["forecasting"])
+    if archive in PANELS:
+        return list(cat[archive][_PANEL_NAMES[archive]])
     if archive not in cat["archives"]:
-        raise ValueError(f"unknown archive {archive!r}; expected one of "
-                         f"{', '.join((*ARCHIVES, FORECASTING))}")
+        raise ValueError(f"unknown archive {archive!r}; expected one of {', '.join(_ALL)}")
     return list(cat["archives"][archive]["names"])
 
 
 def list_datasets(archive: str | None = None) -> dict[str, list[str]]:
     """Return ``{archive: [names]}`` for one archive or, with None, for all of them."""
-    archives = (*ARCHIVES, FORECASTING) if archive is None else (archive,)
+    archives = _ALL if archive is None else (archive,)
     return {a: archive_names(a) for a in archives}
 
 
@@ -99,8 +109,14 @@ def close_names(name: str, archive: str, n: int = 5) -> list[str]:
 
 def file_sha256(relpath: str) -> str | None:
     """Return the recorded sha256 of a cache-relative file path, or None if none is recorded."""
-    entry = catalogue()["files"].get(relpath)
-    return None if entry is None else entry["sha256"]
+    return file_checksums(relpath)[0]
+
+
+def file_checksums(relpath: str) -> tuple[str | None, str | None]:
+    """Return ``(sha256, git_sha1)`` recorded for a cache-relative file path (None where not
+    recorded); ``git_sha1`` is the blob id published by the file's source git repository."""
+    entry = catalogue()["files"].get(relpath, {})
+    return entry.get("sha256"), entry.get("git_sha1")
 
 
 def _table(header: list[str], rows: list[list[Any]]) -> list[str]:
@@ -111,6 +127,48 @@ def _table(header: list[str], rows: list[list[Any]]) -> list[str]:
 
 def _shape(entry: dict[str, Any]) -> str:
     return " x ".join(str(s) for s in entry["shape"])
+
+
+def _checksum(entry: dict[str, Any] | None) -> str:
+    if not entry:
+        return "recorded at first download"
+    if "sha256" in entry:
+        return f"`{entry['sha256']}`"
+    return f"git blob `{entry['git_sha1']}`"
+
+
+def _panel_lines(cat: dict[str, Any]) -> list[str]:
+    """The README's sections on the EPF markets and the M4 frequencies (long frames)."""
+    files, epf, m4 = cat["files"], cat["epf"], cat["m4"]
+    lines = ["", f"## {epf['title']}", "",
+             f"- Load: `tsattn.datasets.load_epf(market)`: a long frame `unique_id, ds, y` (the "
+             f"price) and the two covariates below; frequency {epf['frequency']}, horizon "
+             f"{epf['horizon']}, seasonal period {epf['seasonal_period']} (`epf_info(market)`).",
+             f"- Reference: {epf['reference']}; homepage {epf['homepage']}",
+             f"- Licence: {epf['licence']}", f"- Time: {epf['time']}",
+             f"- Covariates: {epf['future_known']}", "- Sources (`source=`):", ""]
+    lines += [f"  - `{key}`: `{src['file']}` from {src['url']}: {src['about']}"
+              for key, src in epf["sources"].items()]  # fmt: skip
+    rows = [[f"`{m}`", e["name"], " to ".join(e["period"]), e["rows"],
+             "; ".join(f"`{c}`: {v['about']}" for c, v in e["covariates"].items()),
+             _checksum(files.get(epf["sources"]["timexer"]["file"].format(market=m)))]
+            for m, e in epf["markets"].items()]  # fmt: skip
+    lines += [""] + _table(["market", "price", "period", "rows", "covariates",
+                            "sha256 (timexer)"], rows)  # fmt: skip
+    lines += ["", f"## {m4['title']}", "",
+              "- Load: `tsattn.datasets.load_m4(frequency, split)`: a long frame `unique_id, ds, y`; "
+              "`m4_info(frequency)` gives the horizon and seasonal period.",
+              f"- Reference: {m4['reference']}; homepage {m4['homepage']}",
+              f"- Licence: {m4['licence']}", f"- Files: `{m4['file']}` from {m4['url']}",
+              f"- Format: {m4['format']}", f"- Time: {m4['time']}", ""]
+    rows = []
+    for name, f in m4["frequencies"].items():
+        sums = [_checksum(files.get(m4["file"].format(frequency=name, split=s)))
+                for s in ("train", "test")]
+        rows.append([f"`{name}`", f["n_series"], f["horizon"], f["seasonal_period"], *sums])
+    lines += _table(["frequency", "series", "horizon", "seasonal period", "train checksum",
+                     "test checksum"], rows)  # fmt: skip
+    return lines
 
 
 def _derived_lines(cat: dict[str, Any]) -> list[str]:
@@ -139,9 +197,10 @@ def render_readme() -> str:
         "`tsattn datasets catalogue --write datasets/README.md`; do not edit by hand. -->",
         "",
         "Load any of these with one call (`tsattn.datasets.load_uea`, `load_ucr`, `load_tser`, "
-        "`load_forecasting`); files are downloaded once into the cache (`TSATTN_DATA_DIR`, default "
+        "`load_forecasting`, `load_epf`, `load_m4`); files are downloaded once into the cache (`TSATTN_DATA_DIR`, default "
         "`~/.cache/tsattn`), laid out as below, verified against the sha256 recorded here where "
-        "one is known. A folder of copies made by hand with the same layout is used as it is.",
+        "one is known (else a git blob id published by the source, else the sha256 recorded at "
+        "the first download). A folder of copies made by hand with the same layout is used as it is.",
         "",
         "Environment: `TSATTN_DATA_DIR` (cache folder), `TSATTN_DATA_URL` (mirror base URL laid "
         "out like the cache, tried first), `TSATTN_OFFLINE=1` (never use the network), "
@@ -170,6 +229,7 @@ def render_readme() -> str:
                      f"`{sha}`"])
     lines += _table(["name", "cache path", "source URL", "freq", "rows x channels", "split",
                      "context -> horizons", "licence", "sha256"], rows)
+    lines += _panel_lines(cat)
     for key in ARCHIVES:
         a = cat["archives"][key]
         lines += [

@@ -7,6 +7,9 @@ formats) into a padded :class:`SeriesBatch`. Single series (:class:`~tsattn.TSFo
 :func:`read_contexts` check what ``fit`` and ``predict`` receive, :func:`format_output` and
 :func:`format_quantiles` give forecasts back in the input's kind, :func:`hold_out_tail` and
 :func:`seasonal_period` are the validation tail and the season read from a time index.
+Panels of many series (long frames ``unique_id, ds, y`` and covariates): :func:`read_long_frame` checks
+them into a :class:`Panel`, :func:`read_future_frame` the horizon's rows of the future-known
+covariates, :func:`long_output` writes forecasts back as a long frame.
 Tuning, the benchmarks and the result scripts read their data through the same functions.
 """
 
@@ -15,6 +18,7 @@ from __future__ import annotations
 from tsattn.io.checks import check_channels, standardisation
 from tsattn.io.collections import SeriesBatch, to_series_batch
 from tsattn.io.folds import kfold
+from tsattn.io.panel import Panel, long_output, read_future_frame, read_long_frame
 from tsattn.io.series import (
     as_series,
     format_output,
@@ -26,6 +30,7 @@ from tsattn.io.series import (
 )
 
 __all__ = [
+    "Panel",
     "SeriesBatch",
     "as_series",
     "check_channels",
@@ -35,6 +40,9 @@ __all__ = [
     "kfold",
     "read_contexts",
     "read_fit_series",
+    "long_output",
+    "read_future_frame",
+    "read_long_frame",
     "seasonal_period",
     "standardisation",
     "to_series_batch",
