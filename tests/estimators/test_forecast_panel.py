@@ -159,7 +159,8 @@ def test_covariate_input_errors():
     with pytest.raises(ValueError, match="lacks the future covariate"):
         model.predict(X=fut.rename(columns={"load_fc": "other"}))
     constant = df.assign(temp=1.0)  # constant in TRAIN: scaled by 1, fits and forecasts
-    out = TSForecaster(horizon=6, context_length=24, **FAST).fit(constant).predict()
+    with pytest.warns(UserWarning, match=r"\['temp'\] are constant"):
+        out = TSForecaster(horizon=6, context_length=24, **FAST).fit(constant).predict()
     assert np.isfinite(out.y).all()
 
 

@@ -10,6 +10,7 @@ give forecasts back in its kind: the one series' kind, a long frame, or arrays f
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -91,6 +92,12 @@ class PanelForecasting:
             train, valid = split_panel(data.rows, self.validation_fraction, n, h)
             self.last_context_ = np.stack([pad_left(r, n)[-n:] for r in data.rows])
         self.series_mean_, self.series_scale_ = standardise(train)
+        flat = [name for j, name in enumerate(self.covariates_)
+                if all(np.ptp(r[:, c + j]) == 0 for r in train)]  # fmt: skip
+        if flat:
+            warnings.warn(f"covariate(s) {flat} are constant over the training rows of every "
+                          "series: they carry nothing to learn from and are kept as they are "
+                          "(scaled by 1); drop them to silence this.", UserWarning, stacklevel=3)
         self.channel_mean_, self.channel_scale_ = self.series_mean_[0, :c], self.series_scale_[0, :c]
         self.period_ = self._period(self._time_info(data), int(np.median([len(t) for t in train])))
         seed, rng = self._random()

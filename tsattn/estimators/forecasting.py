@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from numbers import Integral
 
+import numpy as np
 import torch
 
 from tsattn.attention import AttentionSpec
@@ -93,6 +94,11 @@ class TSForecaster(PanelForecasting, WindowScores, ForecasterParams):
             persistence.drop_removed(state["network_params_"], REMOVED_NETWORK, name)
         for attribute in REMOVED_ATTRIBUTES:
             state.pop(attribute, None)
+        state.setdefault("future_covariates", None)
+        if "channel_mean_" in state and "series_mean_" not in state:  # one series, no covariates
+            state.update(series_mean_=np.asarray(state["channel_mean_"])[None],
+                         series_scale_=np.asarray(state["channel_scale_"])[None], covariates_=[],
+                         future_=(), series_ids_=None, last_stamps_=None, step_=None)  # fmt: skip
         super().__setstate__(state)
 
     def _loss(self, output: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
