@@ -36,6 +36,7 @@ PLOTS = {
     "attention_zoo.ipynb": {"plot-zoo-accuracy", "plot-attention-maps", "plot-efficiency"},
     "forecasting.ipynb": {"plot-forecast-test", "plot-forecast-future", "plot-sktime"},
     "cross_validation.ipynb": {"plot-grid-search"},
+    "panels.ipynb": {"plot-m4-forecasts", "plot-epf-forecast"},
 }
 #: Optional packages a notebook imports (beyond the core dependencies); all come with
 #: ``bash scripts/bootstrap.sh test``.
@@ -45,7 +46,7 @@ REQUIRES = {
     "forecasting.ipynb": ("sktime", "statsmodels"),
 }
 #: Notebooks reading a forecasting set, found in ../shared/datasets (read only, offline).
-NEEDS_SHARED_DATA = {"forecasting.ipynb"}
+NEEDS_SHARED_DATA = {"forecasting.ipynb", "panels.ipynb"}
 #: A notebook's quick mode should take well under a minute here; this bound catches one that
 #: lost its quick mode (full runs take many minutes), with room for a busy machine.
 QUICK_BUDGET_S = 300
