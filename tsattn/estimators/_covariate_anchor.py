@@ -2,8 +2,8 @@
 
 LEAR (Lago et al. 2021), the strong linear baseline of day-ahead price forecasting, regresses
 each hour of the next day on the recent prices and the day-ahead forecasts of the covariates. Here
-each horizon step is a ridge regression on the target channel's context and the future-known
-covariates' rows of the whole horizon (:func:`tsattn.nn.covariates.anchor_features`), every
+each horizon step is a ridge regression on the target channel's and the covariates' context rows
+and the future-known covariates' rows of the whole horizon (:func:`tsattn.nn.covariates.anchor_features`), every
 (window, target channel) of the training windows a row, in the per-series standardised units.
 The penalty is chosen among :data:`PENALTIES` on the validation windows (the middle one without
 them). :func:`tsattn.estimators._anchor.fit_blend` then weighs it against the network.
@@ -22,7 +22,7 @@ __all__ = ["PENALTIES", "fit_covariate_anchor"]
 #: Rows (window, target channel) of the regression at most; a random subset above it.
 MAX_ROWS = 100_000
 #: Ridge penalties per row (on the weights, not the constant) tried on the validation windows.
-PENALTIES = (1e-3, 1e-1, 10.0)
+PENALTIES = (1e-4, 1e-3, 1e-2, 1e-1, 1.0, 10.0)
 _CHUNK = 8_192
 
 
@@ -58,7 +58,7 @@ def fit_covariate_anchor(train: CovariateWindowData, valid: CovariateWindowData 
     """Fit the anchor on ``train``'s samples (at most :data:`MAX_ROWS`, a random subset from
     ``rng``), its penalty chosen on ``valid``'s samples (at most :data:`MAX_ROWS` of them).
 
-    Returns ``(weight (horizon, L + horizon * n_future), bias (horizon,), penalty)``.
+    Returns ``(weight (horizon, features), bias (horizon,), penalty)``.
     """
     n, future = train.context_length, train.future
     rows = np.arange(len(train))

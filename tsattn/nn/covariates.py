@@ -11,7 +11,8 @@ linearly to the horizon; the future-known covariates' horizon rows enter that li
 horizon's side of the network), so a forecast step reads the covariates known for it.
 
 The fixed part it is blended with (:class:`CovariateAnchor`) is a linear model of the horizon on
-the target's context and the future covariates' horizon rows, LEAR-style (Lago et al. 2021),
+the target's and the covariates' context rows and the future covariates' horizon rows,
+LEAR-style (Lago et al. 2021),
 solved in closed form by the estimator (:mod:`tsattn.estimators._covariate_anchor`).
 """
 
@@ -34,10 +35,11 @@ EPS = 1e-5
 
 
 def anchor_features(x: torch.Tensor, context_length: int, future: tuple[int, ...]) -> torch.Tensor:
-    """The anchor's inputs of packed windows ``x (B, L + H, 1 + k)``: ``(B, L + H * len(future))``,
-    the target's context then each step's future covariates (step-major)."""
+    """The anchor's inputs of packed windows ``x (B, L + H, 1 + k)``: ``(B, L * (1 + k) + H *
+    len(future))``, the target's and the covariates' context rows, then each horizon step's
+    future covariates (step-major)."""
     b = x.shape[0]
-    ctx = x[:, :context_length, 0]
+    ctx = x[:, :context_length].reshape(b, -1)
     if not future:
         return ctx
     fut = x[:, context_length:, 1:][:, :, list(future)].reshape(b, -1)
@@ -48,17 +50,20 @@ class CovariateAnchor(nn.Module):
     """``out[:, h] = weight[h] @ features + bias[h]`` on :func:`anchor_features`, held as buffers
     (the last value repeated until :meth:`set` gives the fitted map)."""
 
-    def __init__(self, context_length: int, horizon: int, future: tuple[int, ...]) -> None:
+    def __init__(self, context_length: int, horizon: int, n_covariates: int,
+                 future: tuple[int, ...]) -> None:  # fmt: skip
         super().__init__()
         self.context_length, self.future = int(context_length), tuple(future)
-        weight = torch.zeros(horizon, context_length + horizon * len(self.future))
-        weight[:, context_length - 1] = 1.0
+        width = context_length * (1 + n_covariates) + horizon * len(self.future)
+        weight = torch.zeros(horizon, width)
+        weight[:, (context_length - 1) * (1 + n_covariates)] = 1.0  # the target's last value
         self.register_buffer("weight", weight)
         self.register_buffer("bias", torch.zeros(horizon))
 
     @torch.no_grad()
     def set(self, weight: Any, bias: Any) -> None:
-        """Take a fitted map: ``weight (horizon, L + horizon * n_future)``, ``bias (horizon,)``."""
+        """Take a fitted map: ``weight (horizon, features)`` (:func:`anchor_features`), ``bias
+        (horizon,)``."""
         weight, bias = torch.as_tensor(weight), torch.as_tensor(bias)
         if weight.shape != self.weight.shape or bias.shape != self.bias.shape:
             raise ValueError(f"anchor weight {tuple(weight.shape)} and bias {tuple(bias.shape)} "
@@ -101,7 +106,8 @@ class CovariateForecaster(EncoderTrunk):
         if self.future_map is not None:  # training starts from the network without them
             nn.init.zeros_(self.future_map.weight)
             nn.init.zeros_(self.future_map.bias)
-        self.anchor = CovariateAnchor(self.context_length, self.horizon, future) if anchor else None
+        self.anchor = (CovariateAnchor(self.context_length, self.horizon, self.n_covariates, future)
+                       if anchor else None)  # fmt: skip
         self.register_buffer("blend", torch.ones(()))
 
     def set_anchor(self, weight: Any, bias: Any) -> None:
