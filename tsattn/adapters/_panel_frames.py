@@ -52,7 +52,9 @@ class PanelLayout:
     def __post_init__(self) -> None:
         labels = np.array([_label(k) for k in self.instances], dtype=object)
         if len(self.columns) > 1:
-            self.ids = np.array([[f"{lab}/{c}" for c in self.columns] for lab in labels], dtype=object)
+            self.ids = np.array(
+                [[f"{lab}/{c}" for c in self.columns] for lab in labels], dtype=object
+            )
         else:
             self.ids = labels[:, None]
         if len(set(self.ids.ravel())) != self.ids.size:
@@ -64,7 +66,9 @@ class PanelLayout:
     def of(cls, y: pd.DataFrame, previous: PanelLayout | None = None) -> PanelLayout:
         """The layout of ``y``; with ``previous``, its instances first and ``y``'s new ones after."""
         time = y.index.get_level_values(-1)
-        if not isinstance(time, pd.PeriodIndex | pd.DatetimeIndex) and not pd.api.types.is_integer_dtype(time):
+        if not isinstance(
+            time, pd.PeriodIndex | pd.DatetimeIndex
+        ) and not pd.api.types.is_integer_dtype(time):
             raise ValueError(f"the time level of y's index has dtype {time.dtype}; TSAttnForecaster "
                              "reads periods, datetimes or integers there.")  # fmt: skip
         keys = y.index.droplevel(-1).unique()
@@ -105,8 +109,8 @@ class PanelLayout:
         ``horizon`` rows after each series) at the forecast ``steps`` (1-based) as sktime's frame:
         rows on the instance levels and the time level, ``columns`` ordered as ``(target column,
         value)`` pairs (one column per target when ``values`` is one column)."""
-        series = {sid: (i, j) for (i, j), sid in np.ndenumerate(self.ids)}
-        where = np.array([series[sid] for sid in out[ID]], dtype=np.int64).reshape(-1, 2)
+        flat = pd.Index(self.ids.ravel()).get_indexer(out[ID])  # row-major: i * n_columns + j
+        where = np.stack(np.divmod(flat, len(self.columns)), axis=1)
         step = out.groupby(ID, sort=False).cumcount().to_numpy() + 1
         keep = np.isin(step, steps)
         rows = pd.DataFrame({"i": where[keep, 0], "j": where[keep, 1],

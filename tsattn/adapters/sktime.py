@@ -1,4 +1,6 @@
-"""sktime interface to :class:`tsattn.TSForecaster`, for sktime pipelines, tuning and evaluation.
+"""sktime interface to :class:`tsattn.TSForecaster` (one series, or a panel or hierarchy as one
+global model, with exogenous ``X``), :class:`tsattn.TSClassifier` and :class:`tsattn.TSRegressor`,
+for sktime pipelines, tuning and evaluation.
 
 >>> from tsattn.adapters.sktime import TSAttnForecaster  # doctest: +SKIP
 >>> TSAttnForecaster(context_length=24, attention="softmax").fit(y, fh=[1, 2, 3]).predict()  # doctest: +SKIP
@@ -120,14 +122,15 @@ class TSAttnForecaster(BaseForecaster):
             long_x = None if X is None else self.layout_.long_covariates(X)
             self.forecaster_.fit(self.layout_.long_target(y), long_x)
         else:  # the frame: period='auto' reads the season off its index
-            self.forecaster_.fit(y, None if X is None else X.loc[y.index])
+            self.forecaster_.fit(y, None if X is None else self._past_rows())
         self._contexts_changed = False
 
     def _update(self, y: pd.DataFrame, X=None, update_params: bool = True):
         if is_panel(y):
             self.layout_ = PanelLayout.of(y, previous=self.layout_)
         self.y_seen_ = update_data(self.y_seen_, y)
-        self.X_seen_ = update_data(self.X_seen_, X)
+        if self.X_seen_ is not None:  # a model fitted without X reads none
+            self.X_seen_ = update_data(self.X_seen_, X)
         if update_params:
             self._refit()
         else:
@@ -171,15 +174,19 @@ class TSAttnForecaster(BaseForecaster):
         y = self.y_seen_.to_numpy(dtype=np.float64)
         if not est.covariates_:
             return y, None
-        missing = ~self.y_seen_.index.isin(self.X_seen_.index)
-        if missing.any():
-            raise ValueError(f"X has no row for {int(missing.sum())} time point(s) of y seen "
-                             f"(e.g. {self.y_seen_.index[missing][0]}); pass X to update "
-                             "with the rows of y.")  # fmt: skip
-        past = self.X_seen_.loc[self.y_seen_.index].to_numpy(dtype=np.float64)
+        past = self._past_rows().to_numpy(dtype=np.float64)
         if not future:
             return y, past
         return y, np.vstack([past, self._future_rows(X, future)])
+
+    def _past_rows(self) -> pd.DataFrame:
+        """The rows of ``X_seen_`` at ``y_seen_``'s time points (one series)."""
+        missing = ~self.y_seen_.index.isin(self.X_seen_.index)
+        if missing.any():
+            raise ValueError(f"X has no row for {int(missing.sum())} time point(s) of y seen "
+                             f"(e.g. {self.y_seen_.index[missing][0]}); pass X to fit and update "
+                             "with every row of y.")  # fmt: skip
+        return self.X_seen_.loc[self.y_seen_.index]
 
     def _needs_x(self, future: list) -> str:
         horizon = self.forecaster_.horizon
