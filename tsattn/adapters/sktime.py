@@ -34,8 +34,8 @@ class TSAttnForecaster(BaseForecaster):
     """sktime forecaster wrapping :class:`tsattn.TSForecaster`: one series, or a panel or
     hierarchy of series as ONE global model, with exogenous ``X``.
 
-    The network's horizon is the largest step of the ``fh`` given to ``fit`` (required there);
-    ``predict`` accepts any out-of-sample ``fh`` within it and forecasts from the last
+    The network's horizon is the largest step of the ``fh`` given to ``fit`` (required there,
+    out-of-sample steps; ``predict`` forecasts that ``fh``, sktime refusing another) from the last
     ``context_length`` observations seen (``update`` appends data to ``y_seen_`` and ``X_seen_``
     and, with ``update_params=True``, refits on all of it). ``predict_quantiles`` and
     ``predict_interval`` (sktime's interval API) return
@@ -115,8 +115,8 @@ class TSAttnForecaster(BaseForecaster):
             if y.shape[1] > 1 and not self.channel_independent:
                 raise ValueError(
                     f"y is a panel with {y.shape[1]} columns: a panel's columns are forecast as "
-                    "separate series of the one network, which channel_independent=False would "
-                    "mix; set channel_independent=True, or fit one model per column."
+                    "separate series of the one network, while channel_independent=False asks "
+                    "to mix them; set channel_independent=True, or fit one model per column."
                 )
             self.layout_ = PanelLayout.of(y)
             long_x = None if X is None else self.layout_.long_covariates(X)
