@@ -5,8 +5,8 @@ each hour of the next day on the recent prices and the day-ahead forecasts of th
 each horizon step is a ridge regression on the target channel's and the covariates' context rows
 and the future-known covariates' rows of the whole horizon (:func:`tsattn.nn.covariates.anchor_features`), every
 (window, target channel) of the training windows a row, in the per-series standardised units.
-The penalty is chosen among :data:`PENALTIES` on the validation windows (the middle one without
-them). :func:`tsattn.estimators._anchor.fit_blend` then weighs it against the network.
+The penalty is chosen among :data:`PENALTIES` by blocked cross-validation over the training and
+validation windows, and the map is then fitted on all of them. :func:`tsattn.estimators._anchor.fit_blend` then weighs it against the network.
 """
 
 from __future__ import annotations
@@ -24,6 +24,10 @@ MAX_ROWS = 100_000
 #: Ridge penalties per row (on the weights, not the constant) tried on the validation windows.
 PENALTIES = (1e-4, 1e-3, 1e-2, 1e-1, 1.0, 10.0)
 _CHUNK = 8_192
+#: Stretches of time the training samples are cut into to choose the penalty.
+BLOCKS = 5
+#: Held-out samples forecast per block at most when choosing the penalty.
+_HELD = 4_096
 
 
 def _moments(data: CovariateWindowData, rows: np.ndarray, context_length: int,
@@ -55,25 +59,38 @@ def _predict(coef: np.ndarray, data, rows: np.ndarray, context_length: int,
 
 def fit_covariate_anchor(train: CovariateWindowData, valid: CovariateWindowData | None,
                          rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, float]:  # fmt: skip
-    """Fit the anchor on ``train``'s samples (at most :data:`MAX_ROWS`, a random subset from
-    ``rng``), its penalty chosen on ``valid``'s samples (at most :data:`MAX_ROWS` of them).
+    """Fit the anchor on ``train``'s and ``valid``'s samples (at most :data:`MAX_ROWS` of each, a
+    random subset from ``rng``), its penalty chosen by blocked cross-validation: the training
+    samples cut into :data:`BLOCKS` stretches of time and the validation samples as one more, each
+    forecast by the ridge fitted on the others (the moments of each block are summed once, so
+    every fold costs one solve). The validation rows' latest regime alone chose penalties that
+    erred 50% more on the next rows than this (NP, ``docs/results/panels/``).
 
     Returns ``(weight (horizon, features), bias (horizon,), penalty)``.
     """
     n, future = train.context_length, train.future
-    rows = np.arange(len(train))
-    if len(rows) > MAX_ROWS:
-        rows = np.sort(rng.choice(len(rows), size=MAX_ROWS, replace=False))
-    xtx, xty = _moments(train, rows, n, future)
-    penalty = PENALTIES[len(PENALTIES) // 2]
+    parts = [(train, _rows(len(train), rng))]
     if valid is not None and len(valid):
-        vrows = np.arange(len(valid))
-        if len(vrows) > MAX_ROWS:
-            vrows = np.sort(rng.choice(len(vrows), size=MAX_ROWS, replace=False))
-        errors = []
-        for lam in PENALTIES:
-            pred, target = _predict(_solve(xtx, xty, len(rows), lam), valid, vrows, n, future)
-            errors.append(float(np.mean((pred - target) ** 2)))
-        penalty = PENALTIES[int(np.argmin(errors))]
-    coef = _solve(xtx, xty, len(rows), penalty)
+        parts.append((valid, _rows(len(valid), rng)))
+    blocks = []  # (data, rows, X'X, X'Y) per block
+    for data, rows in parts:
+        cuts = np.array_split(rows, BLOCKS) if data is train else [rows]
+        blocks += [(data, r, *_moments(data, r, n, future)) for r in cuts if len(r)]
+    xtx = sum(b[2] for b in blocks)
+    xty = sum(b[3] for b in blocks)
+    total = sum(len(b[1]) for b in blocks)
+    errors = np.zeros(len(PENALTIES))
+    for data, rows, bxx, bxy in blocks:
+        held = rows if len(rows) <= _HELD else np.sort(rng.choice(rows, size=_HELD, replace=False))
+        for k, lam in enumerate(PENALTIES):
+            coef = _solve(xtx - bxx, xty - bxy, total - len(rows), lam)
+            pred, target = _predict(coef, data, held, n, future)
+            errors[k] += float(np.mean((pred - target) ** 2)) / len(blocks)
+    penalty = PENALTIES[int(np.argmin(errors))]
+    coef = _solve(xtx, xty, total, penalty)
     return coef[:-1].T, coef[-1], penalty
+
+
+def _rows(n: int, rng: np.random.Generator) -> np.ndarray:
+    rows = np.arange(n)
+    return rows if n <= MAX_ROWS else np.sort(rng.choice(n, size=MAX_ROWS, replace=False))
