@@ -27,7 +27,7 @@ from tsattn.estimators._windows import WindowScores, window_tensors
 from tsattn.estimators.params import declare
 from tsattn.io import series as series_io
 from tsattn.io import standardisation
-from tsattn.nn.forecasting import ForecastingTransformer, check_combination, get_head
+from tsattn.nn.forecasting import ForecastingTransformer, check_combination, get_head, get_view
 from tsattn.training import Budget, WindowData, autocast, resolve_device
 
 __all__ = ["TSForecaster"]
@@ -139,7 +139,7 @@ class TSForecaster(WindowScores, ForecasterParams):
     def _batch(self, n_train: int) -> int:
         """``batch_size`` univariate series: whole windows of every channel for variate tokens."""
         size = super()._batch(n_train)
-        return max(1, size // self.n_channels_) if self.tokens == "variate" else size
+        return max(1, size // self.n_channels_) if get_view(self.tokens).by_channel else size
 
     def _budget(self, n_train: int) -> Budget:
         """The step budget cut into ``ROUNDS`` validation rounds of ``round_steps`` steps."""
@@ -208,7 +208,7 @@ class TSForecaster(WindowScores, ForecasterParams):
 
     def _independent(self) -> bool:
         """Whether a training sample is one channel of a window (patch tokens per channel)."""
-        return bool(self.channel_independent) and self.tokens == "patch"
+        return bool(self.channel_independent) and not get_view(self.tokens).by_channel
 
     def _calibrate(self, train_data: WindowData, valid_windows: WindowData | None,
                    rng: np.random.Generator) -> None:  # fmt: skip

@@ -53,7 +53,6 @@ __all__ = [
     "ForecastHead",
     "TokenLayout",
     "TokenView",
-    "VIEW_OPTIONS",
     "check_combination",
     "combinations",
     "get_head",
@@ -102,8 +101,9 @@ class TokenLayout:
 
 
 class TokenView:
-    """A registered way to cut a window into tokens. Built with ``(n_channels, context_length,
-    **options)`` (options: :data:`VIEW_OPTIONS`, each view reading its own); :meth:`tokenizer`
+    """A registered way to cut a window into tokens. Built with ``(n_channels, **options)``, the
+    options being the estimator's ``context_length``, ``patch_len``, ``patch_stride`` and
+    ``channel_independent`` (each view reads its own); :meth:`tokenizer`
     gives the trunk its factory ``d_model -> tokeniser``, :meth:`layout` what the encoded tokens
     are, :meth:`samples` / :meth:`series` the reshaping around the trunk."""
 
@@ -111,6 +111,10 @@ class TokenView:
     summary: ClassVar[str] = ""
     #: The options that decide what these tokens give a head (named in the errors).
     options: ClassVar[tuple[str, ...]] = ()
+    #: Whether the tokens are the channels (a sample is a whole window, every channel of it, so
+    #: ``channel_independent`` does not apply and a batch of ``batch_size`` univariate series
+    #: holds ``batch_size // n_channels`` windows).
+    by_channel: ClassVar[bool] = False
 
     @classmethod
     def check(cls, **options: Any) -> None:
@@ -134,10 +138,6 @@ class TokenView:
     def series(self, out: torch.Tensor, batch: int) -> torch.Tensor:
         """The head's ``(B', horizon, channels)`` back to ``(batch, horizon, C)``."""
         return out
-
-
-#: The options every view is built with (the estimator's names).
-VIEW_OPTIONS = ("context_length", "patch_len", "patch_stride", "channel_independent")
 
 
 class ForecastHead(nn.Module):
@@ -214,8 +214,9 @@ def head_hyperparameters(name: str) -> dict[str, Any]:
 
 def check_combination(head: str, tokens: str, **options: Any) -> None:
     """Raise ``ValueError`` unless head ``head`` and view ``tokens`` with ``options`` (of
-    :data:`VIEW_OPTIONS`) combine: the view takes the options, and gives the head what it
-    ``requires``. The estimator calls it with its parameters, the network with its sizes."""
+    ``context_length``, ``patch_len``, ``patch_stride``, ``channel_independent``) combine: the
+    view takes the options, and gives the head what it ``requires``. The estimator calls it with
+    its parameters, the network with its sizes."""
     head_cls, view = get_head(head), get_view(tokens)
     view.check(**options)
     missing = sorted(head_cls.requires - view.capabilities(**options))

@@ -48,6 +48,7 @@ class VariateView(TokenView):
     (``patch_stride``) are refused. Each token decodes to its channel's window (``"steps"``)."""
 
     summary = "a token per channel, its whole window embedded linearly (iTransformer)"
+    by_channel = True
 
     @classmethod
     def check(cls, *, patch_len: Any = None, patch_stride: Any = None, **_: Any) -> None:
