@@ -23,7 +23,7 @@ TINY = dict(
 )  # fmt: skip
 #: A ForecastingTransformer built directly: every size given (the network has no defaults).
 NET = dict(
-    head="fourier", n_harm=8, channel_independent=True,
+    head="fourier", channel_independent=True,
     patch_len=1, anchor=False, attention="softmax", d_model=8, n_heads=2, n_layers=1,
     dim_feedforward=16, dropout=0.1, attention_dropout=0.0, norm="batch",
 )  # fmt: skip
@@ -322,7 +322,8 @@ def test_bad_input_at_predict():
         ({"horizon": 0}, "horizon"),
         ({"n_harm": -1}, "n_harm"),
         ({"patch_len": 17}, "patch_len=17 exceeds context_length=16"),
-        ({"patch_stride": "half", "head": "fourier"}, "patch_stride='half' needs tokens='patch' and head='linear'"),
+        ({"patch_stride": "half", "head": "fourier"}, "head='fourier' needs .* tokens='patch' with "
+         "patch_len=4, patch_stride='half' does not give; choose another head .*'linear'"),
         ({"patch_stride": 2, "tokens": "variate"}, "patch_stride=2 needs tokens='patch'"),
         ({"patch_stride": 5}, "patch_stride=5 exceeds patch_len=4"),
         ({"patch_stride": "quarter"}, "patch_stride"),

@@ -224,15 +224,18 @@ def test_the_saved_weights_are_a_cpu_state_dict_read_without_pickle_code(fitted)
 SAVED = Path(__file__).parent / "saved"  # written by tsattn 0.1.0 at 5852bfc (saved/make_models.py)
 
 
-def test_a_model_saved_before_the_options_were_removed_loads_when_it_left_them_at_their_defaults():
+@pytest.mark.parametrize("name", ["default", "fourier"])
+def test_a_model_saved_before_the_options_were_removed_loads_when_it_left_them_at_their_defaults(name):
     """Format 1, every removed option at the value whose behaviour was kept: it loads (warning only
-    that it was saved under another torch or scikit-learn, if so) and forecasts as it did."""
+    that it was saved under another torch or scikit-learn, if so) and forecasts as it did; the
+    Fourier head's ``n_harm`` and projection move into the registered head."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", InconsistentVersionWarning)
-        model = TSForecaster.load(SAVED / "forecaster_0.1.0_default.tsattn")
+        model = TSForecaster.load(SAVED / f"forecaster_0.1.0_{name}.tsattn")
     assert not set(REMOVED) & set(vars(model))
     assert "instance_norm" not in model.network_params_ and not hasattr(model, "network_refit_")
-    np.testing.assert_array_equal(model.predict(), np.load(SAVED / "forecaster_0.1.0_default_predict.npy"))
+    assert model.network_params_["head_params"] == ({"n_harm": 3} if name == "fourier" else {})
+    np.testing.assert_array_equal(model.predict(), np.load(SAVED / f"forecaster_0.1.0_{name}_predict.npy"))
     again = pickle.loads(pickle.dumps(model))  # saved again in this format: loads as it is
     np.testing.assert_array_equal(again.predict(), model.predict())
 

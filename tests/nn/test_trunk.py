@@ -11,7 +11,7 @@ from tsattn.nn import EncoderTrunk, ForecastingTransformer, PatchTokenizer, TSTr
 
 SIZES = dict(attention="softmax", d_model=8, n_heads=2, n_layers=2, dim_feedforward=16,
              dropout=0.1, attention_dropout=0.0, norm="batch")
-FORECAST = dict(head="linear", n_harm=8, channel_independent=True, patch_len=4, anchor=False)
+FORECAST = dict(head="linear", channel_independent=True, patch_len=4, anchor=False)
 
 
 def test_both_networks_are_the_trunk_and_take_their_sizes_from_the_caller():

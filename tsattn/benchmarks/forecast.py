@@ -48,6 +48,7 @@ from tsattn.io import seasonal_period
 
 __all__ = [
     "BASELINES",
+    "BenchmarkData",
     "ForecastBenchmark",
     "RESULT_COLUMNS",
     "ar_forecast",
@@ -128,7 +129,7 @@ def model_setting(model: str) -> dict[str, str]:
 
 
 # ---------------------------------------------------------------------- the run
-class _Data:
+class BenchmarkData:
     """One dataset's splits and the arrays every model of a horizon is scored on."""
 
     def __init__(self, config: ForecastBenchmark, dataset: str, frame: pd.DataFrame) -> None:
@@ -155,7 +156,7 @@ class _Data:
         return self._ar
 
 
-def _fit_tsattn(config, data: _Data, horizon, model, seed, contexts, targets, picks):
+def _fit_tsattn(config, data: BenchmarkData, horizon, model, seed, contexts, targets, picks):
     from tsattn.estimators.forecasting import TSForecaster
 
     est = TSForecaster(horizon, data.context, **{**config.params, **model_setting(model)},
@@ -188,7 +189,7 @@ def _fit_tsattn(config, data: _Data, horizon, model, seed, contexts, targets, pi
     return scores, row, est
 
 
-def _run_one(config, data: _Data, horizon: int, model: str, seed: int, contexts, targets,
+def _run_one(config, data: BenchmarkData, horizon: int, model: str, seed: int, contexts, targets,
              picks) -> tuple[Any, dict]:  # fmt: skip
     """One model's :class:`~tsattn.benchmarks.forecast_scores.Scores` over every window (its kept
     samples with them) and its row of results."""
@@ -222,7 +223,7 @@ def _default(name: str):
     return TSForecaster().get_params()[name]
 
 
-def _auto_steps(config: ForecastBenchmark, data: _Data, horizon: int) -> int:
+def _auto_steps(config: ForecastBenchmark, data: BenchmarkData, horizon: int) -> int:
     """The steps ``TSForecaster``'s budget rule gives on this data (no tsattn model has run)."""
     from tsattn.estimators.forecasting import TSForecaster
 
@@ -239,17 +240,17 @@ def _key(*values) -> tuple[str, ...]:
 
 
 class _Cache:
-    """Each dataset's :class:`_Data` of this process, loaded once (the run's and each worker's)."""
+    """Each dataset's :class:`BenchmarkData` of this process, loaded once (the run's and each worker's)."""
 
     def __init__(self, config: ForecastBenchmark, frames: dict[str, pd.DataFrame] | None) -> None:
         self.config, self.frames, self.data = config, frames, {}
 
-    def __call__(self, source: str) -> _Data:
+    def __call__(self, source: str) -> BenchmarkData:
         from tsattn.datasets import load_forecasting
 
         if source not in self.data:
             frame = self.frames[source] if self.frames is not None else load_forecasting(source)
-            self.data[source] = _Data(self.config, source, frame)
+            self.data[source] = BenchmarkData(self.config, source, frame)
         return self.data[source]
 
 
@@ -432,11 +433,11 @@ def check_config(config: ForecastBenchmark, n_rows: dict[str, int] | None = None
     unknown = [a for a in (config.attentions or []) if a not in registered]
     if unknown:
         raise ValueError(f"unknown attention(s) {unknown}; valid: {', '.join(registered)}.")
-    from tsattn.nn.forecasting import FORECAST_HEADS
+    from tsattn.nn.forecasting import list_heads
 
-    bad_heads = [h for h in (config.heads or []) if h not in FORECAST_HEADS]
+    bad_heads = [h for h in (config.heads or []) if h not in list_heads()]
     if bad_heads or (config.heads is not None and not config.heads):
-        raise ValueError(f"heads must be some of {', '.join(FORECAST_HEADS)}; got "
+        raise ValueError(f"heads must be some of {', '.join(list_heads())}; got "
                          f"{list(config.heads)}.")  # fmt: skip
     if not (config.model_names() or config.peers or config.baselines):
         raise ValueError("nothing to run: no attentions, peers or baselines.")

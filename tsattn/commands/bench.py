@@ -142,8 +142,9 @@ def _register_forecast(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--attentions", nargs="*", help="TSForecaster attentions (default: its own; "
                    "all: every registered variant; none: --attentions, to run only the peers and "
                    "baselines)")
-    p.add_argument("--heads", nargs="+", choices=["linear", "fourier"],
-                   help="TSForecaster heads: every attention with every head, named "
+    p.add_argument("--heads", nargs="+", type=_head,
+                   help="TSForecaster heads, registered ones (tsattn.nn.forecasting.list_heads()): "
+                   "every attention with every head, named "
                    "tsattn:<attention>/<head> (default: the default head, names without it)")
     p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                    help="TSForecaster parameter, VALUE as JSON (repeatable)")
@@ -166,6 +167,17 @@ def _register_forecast(sub: argparse._SubParsersAction) -> None:
                    "threads (default 1)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=_forecast)
+
+
+def _head(name: str) -> str:
+    """``--heads``: a registered forecasting head (the registry read when the option is given)."""
+    from tsattn.nn.forecasting import get_head
+
+    try:
+        get_head(name)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return name
 
 
 def _forecast(args: argparse.Namespace) -> int:

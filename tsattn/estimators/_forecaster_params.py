@@ -12,7 +12,7 @@ from tsattn._validation import POSITIVE_INT
 from tsattn.estimators import _anchor
 from tsattn.estimators.base import ATTENTION, BaseTSEstimator
 from tsattn.estimators.params import declare, default, param
-from tsattn.nn.forecasting import FORECAST_HEADS, FORECAST_TOKENS
+from tsattn.nn.forecasting.fourier import N_HARM
 
 __all__ = ["LOSSES", "REMOVED", "REMOVED_ATTRIBUTES", "REMOVED_NETWORK", "ForecasterParams"]
 
@@ -53,13 +53,12 @@ class ForecasterParams(BaseTSEstimator):
         "to the forecast origin, never after."
     )
     head: str = param(
-        "linear", [StrOptions(set(FORECAST_HEADS))], "``'linear'``: map the flattened encoded "
-        "window linearly to the horizon. ``'fourier'``: extrapolate the tokens' ``1 + 2*n_harm`` "
-        "lowest harmonics (Algorithm 4 of 002); its network lost to the linear one on ILI and "
-        "ETTh1 validation and tied on Exchange (``docs/results/forecast_defaults/``); it suits "
-        "series made of a few stable cycles."
+        "linear", [str], "A registered head (:func:`tsattn.nn.forecasting.list_heads`). "
+        "``'linear'``: map the encoded tokens linearly to the horizon. ``'fourier'``: decode "
+        "them to the window's steps and extrapolate their ``1 + 2*n_harm`` lowest harmonics "
+        "(Algorithm 4 of 002), for series made of a few stable cycles."
     )
-    n_harm: int = param(8, [Interval(Integral, 0, None, closed="left")], "Harmonics of the Fourier head.")
+    n_harm: int = param(N_HARM.default, N_HARM.constraint, N_HARM.doc)
     anchor: str | None = param(
         "auto", [StrOptions(set(_anchor.ANCHORS)), None], "Simple forecaster blended with the "
         "network by a weight chosen on the validation windows (``blend_``): ``'linear'``, a ridge "
@@ -83,7 +82,8 @@ class ForecasterParams(BaseTSEstimator):
         "arrays or other indexes (``period_``); None or 1: no seasonal anchor."
     )
     tokens: str = param(
-        "patch", [StrOptions(set(FORECAST_TOKENS))], "How a window becomes tokens: ``'patch'``, "
+        "patch", [str], "How a window becomes tokens, a registered view "
+        "(:func:`tsattn.nn.forecasting.list_views`): ``'patch'``, "
         "patches of ``patch_len`` steps (PatchTST); ``'variate'``, a token per channel, its whole "
         "context embedded linearly, attention across channels (iTransformer), for which "
         "``channel_independent`` and ``patch_len`` are unused and a batch holds ``batch_size // "
@@ -103,17 +103,12 @@ class ForecasterParams(BaseTSEstimator):
         "patches: None, ``patch_len`` (non-overlapping patches); ``'half'``, ``patch_len // 2`` "
         "(PatchTST's patch 16 with stride 8: about twice the tokens, overlapping, the window's "
         "end repeated for the last); an int at most ``patch_len``. Patch tokens and the "
-        "linear head only (``patch_stride_``). On validation "
-        "over 3 seeds ``'half'`` gave 1.005 of the default's MSE (the network alone 1.009) in "
-        "1.9 times the fit time (``docs/results/forecast_defaults/``)."
+        "linear head only (``patch_stride_``); about twice the fit time."
     )
     loss: str = param(
         "mse", [StrOptions(set(LOSSES))], "Training loss on the standardised series: ``'mse'``, "
         "``'mae'`` or ``'huber'`` (quadratic within 1 standard deviation, linear beyond). Rounds "
-        "are judged by the validation MSE whatever the loss. ``'mae'`` lowered the validation MSE "
-        "1.5-2.7% at h96 on the ETT sets and Exchange and raised it 4-15% on ILI (at 300 steps "
-        "and again at today's 3000) "
-        "(``docs/results/forecast_defaults/``); it also ignores rare spikes."
+        "are judged by the validation MSE whatever the loss; ``'mae'`` ignores rare spikes."
     )
     d_model: int = default(32)
     n_heads: int = default(4)

@@ -100,8 +100,9 @@ class BaseTSEstimator(BaseEstimator):
     )
     max_steps: int | str | None = param(
         None, [POSITIVE_INT, StrOptions({"auto"}), None], "Upper bound on optimiser steps over the "
-        "whole fit (None: the epoch bound alone; ``'auto'``: the estimator's rule from the data "
-        "size). Training runs until the first of the two bounds; ``max_steps_`` is the resolved "
+        "whole fit (None: the epoch bound alone; ``'auto'``: the estimator's rule, "
+        "``TSForecaster``'s a fixed 3000 steps, the classifier's and regressor's from the number "
+        "of training series). Training runs until the first of the two bounds; ``max_steps_`` is the resolved "
         "budget."
     )
     warmup: float = param(

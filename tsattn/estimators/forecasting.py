@@ -8,7 +8,7 @@ of optimiser steps (:class:`tsattn.training.WindowData`).
 
 from __future__ import annotations
 
-from numbers import Integral
+from typing import Any
 
 import numpy as np
 import torch
@@ -26,7 +26,7 @@ from tsattn.estimators._forecaster_params import (
 from tsattn.estimators._windows import WindowScores
 from tsattn.estimators.params import declare
 from tsattn.io import series as series_io
-from tsattn.nn.forecasting import ForecastingTransformer
+from tsattn.nn.forecasting import ForecastingTransformer, check_combination, get_head, get_view
 from tsattn.training import Budget
 
 __all__ = ["TSForecaster"]
@@ -41,6 +41,16 @@ ROUNDS = 20
 @declare
 class TSForecaster(PanelForecasting, WindowScores, ForecasterParams):
     """Transformer forecaster: the ``horizon`` steps after a ``context_length``-step window.
+
+    What most fits set (every parameter, with why it exists and what it was measured to do:
+    ``docs/guide/forecasting.md``)::
+
+        horizon         steps forecast after each context
+        context_length  steps of history read
+        attention       the attention variant (tsattn.list_attention(); default 'softmax')
+        max_steps       the budget in optimiser steps ('auto': 3000, the best round kept)
+        device          'auto' (CUDA when present), 'cpu', 'cuda' or 'cuda:N'
+        random_state    the seed of the initial weights, the batches and the subsets
 
     ``fit`` trains one network on the stride-1 windows of one series, or of every series of a long
     frame (``unique_id``, ``ds``, ``y``; each series standardised on its own training rows, a
@@ -90,8 +100,11 @@ class TSForecaster(PanelForecasting, WindowScores, ForecasterParams):
         name = type(self).__name__
         persistence.drop_removed(state, REMOVED, name)
         if isinstance(state.get("network_params_"), dict):
-            state["network_params_"] = dict(state["network_params_"])
-            persistence.drop_removed(state["network_params_"], REMOVED_NETWORK, name)
+            params = state["network_params_"] = dict(state["network_params_"])
+            persistence.drop_removed(params, REMOVED_NETWORK, name)
+            if "head_params" not in params:  # format 1: the Fourier head's n_harm was flat
+                n_harm = params.pop("n_harm", None)
+                params["head_params"] = {"n_harm": n_harm} if params["head"] == "fourier" else {}
         for attribute in REMOVED_ATTRIBUTES:
             state.pop(attribute, None)
         state.setdefault("future_covariates", None)
@@ -110,16 +123,9 @@ class TSForecaster(PanelForecasting, WindowScores, ForecasterParams):
 
     def _validate(self) -> AttentionSpec:
         spec = super()._validate()
-        overlap = self.patch_stride is not None and self.patch_stride != self.patch_len
-        if overlap and (self.tokens != "patch" or self.head != "linear"):
-            raise ValueError(f"patch_stride={self.patch_stride!r} needs tokens='patch' and "
-                             f"head='linear' (got tokens={self.tokens!r}, head={self.head!r}).")
-        if isinstance(self.patch_stride, Integral) and self.patch_len != "auto" and self.patch_stride > self.patch_len:
-            raise ValueError(f"patch_stride={self.patch_stride} exceeds patch_len={self.patch_len}; "
-                             "patches would leave steps out.")
-        if self.patch_len != "auto" and self.patch_len > self.context_length:
-            raise ValueError(f"patch_len={self.patch_len} exceeds context_length="
-                             f"{self.context_length}; choose a patch no longer than the context.")
+        check_combination(self.head, self.tokens, context_length=self.context_length,
+                          patch_len=self.patch_len, patch_stride=self.patch_stride,
+                          channel_independent=self.channel_independent)  # fmt: skip
         return spec
 
     def _auto_steps(self, n_train: int) -> int:
@@ -128,7 +134,7 @@ class TSForecaster(PanelForecasting, WindowScores, ForecasterParams):
     def _batch(self, n_train: int) -> int:
         """``batch_size`` univariate series: whole windows of every channel for variate tokens."""
         size = super()._batch(n_train)
-        return max(1, size // self.n_channels_) if self.tokens == "variate" else size
+        return max(1, size // self.n_channels_) if get_view(self.tokens).by_channel else size
 
     def _budget(self, n_train: int) -> Budget:
         """The step budget cut into ``ROUNDS`` validation rounds of ``round_steps`` steps."""
@@ -139,11 +145,17 @@ class TSForecaster(PanelForecasting, WindowScores, ForecasterParams):
         round_steps = max(1, -(-steps // ROUNDS))
         return Budget(-(-steps // round_steps), steps, round_steps)
 
+    def _head_params(self) -> dict[str, Any]:
+        """The head's hyperparameters that are parameters here, as the network takes them."""
+        declared = get_head(self.head).hyperparameters
+        return {hp.name: hp.check(getattr(self, hp.name)) for hp in declared
+                if hp.name in self._parameter_constraints}  # fmt: skip
+
     def _network_params(self, spec: AttentionSpec) -> dict:
         """``network_params_`` of the network without covariates."""
         return dict(
             n_channels=self.n_channels_, context_length=int(self.context_length),
-            horizon=int(self.horizon), head=self.head, n_harm=int(self.n_harm),
+            horizon=int(self.horizon), head=self.head, head_params=self._head_params(),
             channel_independent=self._independent(), patch_len=self.patch_len_, tokens=self.tokens,
             anchor=self.anchor is not None, anchor_period=self.period_,
             patch_stride=self.patch_stride_,
@@ -173,4 +185,4 @@ class TSForecaster(PanelForecasting, WindowScores, ForecasterParams):
 
     def _independent(self) -> bool:
         """Whether a training sample is one channel of a window (patch tokens per channel)."""
-        return bool(self.channel_independent) and self.tokens == "patch"
+        return bool(self.channel_independent) and not get_view(self.tokens).by_channel

@@ -6,7 +6,7 @@ both choices scored on the standard VALIDATION split, anchors alone (no network)
 """
 import sys, json, numpy as np, torch
 from tsattn.datasets import load_forecasting, forecasting_splits
-from tsattn.estimators import _anchor
+from tsattn.estimators import anchors
 from tsattn.io import hold_out_tail, seasonal_period
 from tsattn.datasets.forecasting import sliding_windows
 from tsattn.nn.forecasting import LinearAnchor
@@ -28,18 +28,18 @@ for h in H:
     names = ["linear", "nlinear", "last"] + (["cycle", "ncycle"] if per > 1 else [])
     def fit(name, series):
         if name == "last":
-            return _anchor.last_value_anchor(ctx, h) + (None,)
+            return anchors.last_value_anchor(ctx, h) + (None,)
         starts = np.arange(len(series) - ctx - h + 1)
         cyc = None; s = series
         if name.endswith("cycle"):
-            cyc = _anchor.cycle_profile(series, per); s = series - cyc[np.arange(len(series)) % per]
-        w, b = _anchor.fit_linear_anchor(s, starts, ctx, h, np.random.default_rng(0), relative=name.startswith("n"))
+            cyc = anchors.cycle_profile(series, per); s = series - cyc[np.arange(len(series)) % per]
+        w, b = anchors.fit_linear_anchor(s, starts, ctx, h, np.random.default_rng(0), relative=name.startswith("n"))
         return w, b, cyc
     def score(params, series):
         w, b, cyc = params
         m = LinearAnchor(ctx, h, series.shape[1], per).double()
         with torch.no_grad():
-            _anchor._set(m, w, b, cyc)
+            m.set(w, b, cyc)
             c, t = sliding_windows(series, ctx, h)
             if len(c) > 2000: idx = np.linspace(0, len(c) - 1, 2000).astype(int); c, t = c[idx], t[idx]
             p = m(torch.as_tensor(np.array(c))).numpy()

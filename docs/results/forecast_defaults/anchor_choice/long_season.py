@@ -3,7 +3,7 @@ ETTm1's quarter-hours, a year (52 weeks, today's) of ILI, 4 weeks (28 days) of E
 more 'auto' candidates beside today's daily/weekly ones? Choice on the train split's tail (anchors
 alone, as the estimator's own tail), score of the chosen anchor on the standard VALIDATION split."""
 import sys, json, numpy as np
-from tsattn.estimators import _anchor
+from tsattn.estimators import anchors
 from _common import by_horizon, setup, ridge, ridge_rows, score
 ds, ctx, H, P, full, vo = setup()
 LONG = {24: 168, 96: 672, 7: 28, 52: 52}[P]
@@ -14,7 +14,7 @@ for h, tr, (st, wt), evals in by_horizon(full, vo, ctx, H):
                          ("cycle", LONG), ("ncycle", LONG)]:
         if 2 * period > len(tr):
             continue
-        Q = _anchor.cycle_profile(tr, period) if period else None
+        Q = anchors.cycle_profile(tr, period) if period else None
         rel = name.startswith("n")
         prof = lambda s: Q[(s[:, None] + np.arange(ctx + h)) % period] if period else 0
         R = ridge_rows(wt, st, prof, rel, ctx, h)

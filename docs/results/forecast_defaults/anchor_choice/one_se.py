@@ -3,7 +3,7 @@ best; SE from non-overlapping blocks of windows), chosen on the train split's ta
 standard VALIDATION split (never TEST). Anchors alone."""
 import sys, json, numpy as np, torch
 from tsattn.datasets import load_forecasting, forecasting_splits
-from tsattn.estimators import _anchor
+from tsattn.estimators import anchors
 from tsattn.io import hold_out_tail, seasonal_period
 from tsattn.datasets.forecasting import sliding_windows
 from tsattn.nn.forecasting import LinearAnchor
@@ -21,16 +21,16 @@ for h in H:
     names = [n for n in ORDER if per > 1 or "cycle" not in n]
     def fit(name, series):
         if name == "last":
-            return _anchor.last_value_anchor(ctx, h) + (None,)
+            return anchors.last_value_anchor(ctx, h) + (None,)
         starts = np.arange(len(series) - ctx - h + 1); cyc = None; s = series
         if name.endswith("cycle"):
-            cyc = _anchor.cycle_profile(series, per); s = series - cyc[np.arange(len(series)) % per]
-        return _anchor.fit_linear_anchor(s, starts, ctx, h, np.random.default_rng(0), relative=name.startswith("n")) + (cyc,)
+            cyc = anchors.cycle_profile(series, per); s = series - cyc[np.arange(len(series)) % per]
+        return anchors.fit_linear_anchor(s, starts, ctx, h, np.random.default_rng(0), relative=name.startswith("n")) + (cyc,)
     def errs(params, series):
         w, b, cyc = params
         m = LinearAnchor(ctx, h, series.shape[1], per).double()
         with torch.no_grad():
-            _anchor._set(m, w, b, cyc)
+            m.set(w, b, cyc)
             c, t = sliding_windows(series, ctx, h)
             p = m(torch.as_tensor(np.array(c))).numpy()
         return ((p - np.array(t)) ** 2).mean(axis=(1, 2))  # per window

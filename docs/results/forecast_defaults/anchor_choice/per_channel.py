@@ -2,12 +2,12 @@
 (anchors alone, as the estimator's own tail), score of the chosen anchor on the standard
 VALIDATION split (never TEST); today's five candidates vs those plus four per-channel ridges."""
 import sys, json, numpy as np
-from tsattn.estimators import _anchor
+from tsattn.estimators import anchors
 from _common import by_horizon, setup, ridge, score
 ds, ctx, H, P, full, vo = setup()
 tot = {"today": [], "perch": []}
 for h, tr, (st, wt), evals in by_horizon(full, vo, ctx, H):
-    Q = _anchor.cycle_profile(tr, P)
+    Q = anchors.cycle_profile(tr, P)
     scores = {}
     for name in ["last", "linear", "nlinear", "cycle", "ncycle"]:
         for per in (False, True):

@@ -4,14 +4,14 @@ anchor on the standard VALIDATION split (never TEST). Penalty per row: today's 1
 every ridge (``lam=``) or on the level-free ones only (``free=``, whose shrinkage target is the last
 value), or chosen with the anchor on the tail (``joint``)."""
 import sys, json, numpy as np
-from tsattn.estimators import _anchor
+from tsattn.estimators import anchors
 from _common import by_horizon, setup, ridge, ridge_rows, score
 ds, ctx, H, P, full, vo = setup()
 LAMS = [1e-3, 1e-2, 1e-1, 1.0, 10.0]
 RULES = ["today"] + [f"{k}={l:g}" for k in ("lam", "free") for l in LAMS[1:]] + ["joint"]
 rules = {r: [] for r in RULES}
 for h, tr, (st, wt), evals in by_horizon(full, vo, ctx, H):
-    Q = _anchor.cycle_profile(tr, P)
+    Q = anchors.cycle_profile(tr, P)
     scores = {}
     for name in ["last", "linear", "nlinear"] + (["cycle", "ncycle"] if P > 1 else []):
         cyc, rel = "cycle" in name, name.startswith("n")

@@ -2,12 +2,12 @@
 non-negative weights summing to one fitted on that tail; scored on the standard VALIDATION split."""
 import sys, json, numpy as np
 from scipy.optimize import nnls
-from tsattn.estimators import _anchor
+from tsattn.estimators import anchors
 from _common import by_horizon, predict, setup, ridge, ridge_rows
 ds, ctx, H, P, full, vo = setup()
 acc = []
 for h, tr, (st, wt), evals in by_horizon(full, vo, ctx, H):
-    Q = _anchor.cycle_profile(tr, P)
+    Q = anchors.cycle_profile(tr, P)
     preds = {"tail": {}, "val": {}}
     names = ["last", "linear", "nlinear"] + (["cycle", "ncycle"] if P > 1 else [])
     for name in names:

@@ -11,7 +11,7 @@ import sys
 import numpy as np
 
 from tsattn.datasets import forecasting_splits, load_forecasting
-from tsattn.estimators import _anchor
+from tsattn.estimators import anchors
 from tsattn.io import hold_out_tail, seasonal_period
 
 ds = sys.argv[1]
@@ -50,11 +50,11 @@ for h in H:
         res = {}
         for v, (refit, tau) in VARIANTS.items():
             st = np.arange(len(fit_rows) - ctx - h + 1)
-            errs = {n: np.mean((_anchor.fit_anchor(n, fit_rows, st, ctx, h, P, rng, tau).forecast(tc) - tt) ** 2)
+            errs = {n: np.mean((anchors.fit_anchor(n, fit_rows, st, ctx, h, P, rng, tau).forecast(tc) - tt) ** 2)
                     for n in names}
             pick = min(errs, key=errs.get)
             final = fit_rows if not refit else past
-            fit = _anchor.fit_anchor(pick, final, np.arange(len(final) - ctx - h + 1), ctx, h, P, rng, tau)
+            fit = anchors.fit_anchor(pick, final, np.arange(len(final) - ctx - h + 1), ctx, h, P, rng, tau)
             res[v] = (pick, float(np.mean((fit.forecast(ec) - et) ** 2)))
             out[v].append(res[v][1])
         print(json.dumps(dict(ds=ds, h=h, origin=round(f, 3), **{v: [p, round(m, 4)] for v, (p, m) in res.items()})),

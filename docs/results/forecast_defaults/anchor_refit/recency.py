@@ -11,7 +11,7 @@ import numpy as np
 sys.path.insert(0, __file__.rsplit("/", 2)[0] + "/anchor_choice")
 from _common import by_horizon, ridge_rows, score, setup, wins  # noqa: E402
 
-from tsattn.estimators import _anchor  # noqa: E402
+from tsattn.estimators import anchors  # noqa: E402
 
 TAUS = [np.inf, 2.0, 1.0, 0.5, 0.25, 0.125, 0.0625]
 
@@ -35,21 +35,21 @@ for h, tr, (st, wt), evals in by_horizon(full, vo, ctx, H):
     tails = {}
     for name in ["last", "linear", "nlinear"] + (["cycle", "ncycle"] if P > 1 else []):
         cyc, rel = "cycle" in name, name.startswith("n")
-        Q = _anchor.cycle_profile(tr, P) if cyc else None
+        Q = anchors.cycle_profile(tr, P) if cyc else None
         prof = (lambda s, Q=Q, h=h: Q[(s[:, None] + np.arange(ctx + h)) % P]) if cyc else (lambda s: 0)
-        lam = _anchor.RIDGE_LEVEL_FREE if rel else _anchor.RIDGE
+        lam = anchors.RIDGE_LEVEL_FREE if rel else anchors.RIDGE
         R = None if name == "last" else ridge_rows(wt, st, prof, rel, ctx, h)
         coef = None if R is None else wridge(R[:, :ctx], R[:, ctx:], np.ones(len(R)), lam)
         tails[name] = score(name, coef, evals, prof, cyc, rel, ctx, h)["tail"]
     pick = min(tails, key=tails.get)
     cyc, rel = "cycle" in pick, pick.startswith("n")
-    lam = _anchor.RIDGE_LEVEL_FREE if rel else _anchor.RIDGE
+    lam = anchors.RIDGE_LEVEL_FREE if rel else anchors.RIDGE
     out = {}
     for tau in TAUS:
         age = len(full) - (sf + ctx + h)
         w = np.exp(-age / (tau * len(full)))
         w = w / w.mean()
-        Q = _anchor.cycle_profile(full, P) if cyc else None
+        Q = anchors.cycle_profile(full, P) if cyc else None
         prof = (lambda s, Q=Q, h=h: Q[(s[:, None] + np.arange(ctx + h)) % P]) if cyc else (lambda s: 0)
         R = None if pick == "last" else ridge_rows(wf, sf, prof, rel, ctx, h)
         coef = None if R is None else wridge(R[:, :ctx], R[:, ctx:], np.repeat(w, full.shape[1]), lam)

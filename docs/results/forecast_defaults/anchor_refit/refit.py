@@ -12,7 +12,7 @@ import numpy as np
 sys.path.insert(0, __file__.rsplit("/", 2)[0] + "/anchor_choice")
 from _common import by_horizon, ridge, ridge_rows, score, setup, wins  # noqa: E402
 
-from tsattn.estimators import _anchor  # noqa: E402
+from tsattn.estimators import anchors  # noqa: E402
 
 ds, ctx, H, P, full, vo = setup()
 out = {"today": [], "refit": []}
@@ -25,10 +25,10 @@ for h, tr, (st, wt), evals in by_horizon(full, vo, ctx, H):
     fits = {}
     for name in ["last", "linear", "nlinear"] + (["cycle", "ncycle"] if P > 1 else []):
         cyc, rel = "cycle" in name, name.startswith("n")
-        lam = _anchor.RIDGE_LEVEL_FREE if rel else _anchor.RIDGE
+        lam = anchors.RIDGE_LEVEL_FREE if rel else anchors.RIDGE
         res = {}
         for part, rows, (s, w) in (("today", tr, (st, wt)), ("refit", full, (sf, wf))):
-            Q = _anchor.cycle_profile(rows, P) if cyc else None
+            Q = anchors.cycle_profile(rows, P) if cyc else None
             prof = (lambda s, Q=Q, h=h: Q[(s[:, None] + np.arange(ctx + h)) % P]) if cyc else (lambda s: 0)
             R = ridge_rows(w, s, prof, rel, ctx, h) if name != "last" else None
             coef = None if R is None else ridge(R[:, :ctx], R[:, ctx:], lam)

@@ -2,7 +2,7 @@
 
 The intervals are split conformal: errors on held-out windows, divided by a per-window scale,
 give a quantile table per horizon step; a new window's interval is its forecast plus its own
-scale times those quantiles (``tsattn/estimators/_intervals.py``). Two scales are compared:
+scale times those quantiles (``tsattn/estimators/intervals.py``). Two scales are compared:
 
 * ``level``: the context's standard deviation over time (the scale before this study);
 * ``diff``: the standard deviation of the context's one-step changes (its local volatility),
@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "anchor_choice"))
 from _common import by_horizon, predict, ridge, ridge_rows, setup, wins  # noqa: E402
 
 from tsattn.datasets import forecasting_splits, load_forecasting  # noqa: E402
-from tsattn.estimators._intervals import LEVELS  # noqa: E402
+from tsattn.estimators.intervals import LEVELS  # noqa: E402
 
 LEVEL_FREE_PENALTY = 1.0  # the estimator's RIDGE_LEVEL_FREE
 

@@ -1,6 +1,6 @@
 """How to weigh the two sources of TSForecaster's calibration errors, chosen on VALIDATION.
 
-Today (``tsattn/estimators/_intervals.py``) the normalised errors of the forecast on the
+Today (``tsattn/estimators/intervals.py``) the normalised errors of the forecast on the
 validation windows are pooled with out-of-fold errors of the level-free ridge over the whole
 training period, one value each. Where the validation windows are few (ILI, Exchange at long
 horizons, short series) the ridge's errors outnumber the forecast's and set the width, wider than
@@ -32,10 +32,10 @@ import time
 
 import numpy as np
 
-from tsattn.benchmarks.forecast import ForecastBenchmark, _Data
+from tsattn.benchmarks.forecast import BenchmarkData, ForecastBenchmark
 from tsattn.datasets import load_forecasting
-from tsattn.estimators import _anchor, _intervals
-from tsattn.estimators._intervals import LEVELS
+from tsattn.estimators import anchors, intervals
+from tsattn.estimators.intervals import LEVELS
 from tsattn.estimators.forecasting import TSForecaster
 
 COVERAGES = (0.8, 0.95)
@@ -64,7 +64,7 @@ def flat(errors: np.ndarray) -> np.ndarray:
 def tables(capture: dict) -> dict[str, np.ndarray]:
     c, f, t = capture["valid"]
     floor = max(0.1 * float(np.median(np.sqrt(c.var(axis=1, ddof=1)))), 1e-8)
-    spread = lambda x: _intervals.spread(x, floor)  # noqa: E731
+    spread = lambda x: intervals.spread(x, floor)  # noqa: E731
     e_val = flat((t - f) / spread(c))
     out = {"valid": np.quantile(e_val, LEVELS, axis=1)}
     if capture["crossfit"] is None:
@@ -81,11 +81,11 @@ def tables(capture: dict) -> dict[str, np.ndarray]:
     return out, floor
 
 
-def fit_captured(data: _Data, horizon: int, seed: int) -> tuple[TSForecaster, dict]:
+def fit_captured(data: BenchmarkData, horizon: int, seed: int) -> tuple[TSForecaster, dict]:
     """The default forecaster fitted as the bench's validation protocol, with what its
     calibration saw."""
     capture: dict = {}
-    calibrate, crossfit = _intervals.calibrate, _anchor.crossfit_errors
+    calibrate, crossfit = intervals.calibrate, anchors.crossfit_errors
 
     def spy_crossfit(series, starts, context_length, horizon_, rng, max_windows):
         capture["series"], capture["starts"] = series, starts
@@ -96,14 +96,14 @@ def fit_captured(data: _Data, horizon: int, seed: int) -> tuple[TSForecaster, di
         capture["valid"] = (contexts, forecasts, targets)
         return calibrate(contexts, forecasts, targets, extra)
 
-    _intervals.calibrate, _anchor.crossfit_errors = spy_calibrate, spy_crossfit
+    intervals.calibrate, anchors.crossfit_errors = spy_calibrate, spy_crossfit
     try:
         est = TSForecaster(horizon, data.context, n_threads=1, random_state=seed)
         est.fit(data.splits.scaled_frame("train"))
     finally:
-        _intervals.calibrate, _anchor.crossfit_errors = calibrate, crossfit
+        intervals.calibrate, anchors.crossfit_errors = calibrate, crossfit
     assert est.interval_source_ == "validation"
-    ridge = _anchor.fit_anchor("nlinear", capture["series"], capture["starts"], data.context,
+    ridge = anchors.fit_anchor("nlinear", capture["series"], capture["starts"], data.context,
                                horizon, 1, np.random.default_rng(0))
     capture["ridge_valid"] = ridge.forecast(capture["valid"][0])
     return est, capture
@@ -151,7 +151,7 @@ def main() -> None:
         return summary(args.summary)
     config = ForecastBenchmark(datasets=[args.dataset], split="val", horizons=args.horizons,
                                context_length=args.context_length)
-    data = _Data(config, args.dataset, load_forecasting(args.dataset))
+    data = BenchmarkData(config, args.dataset, load_forecasting(args.dataset))
     levels = [a for c in COVERAGES for a in ((1 - c) / 2, (1 + c) / 2)]
     for horizon in args.horizons or data.horizons:
         contexts, targets = data.splits.windows("val", horizon)

@@ -12,12 +12,12 @@ import json
 import sys
 import time
 
-from tsattn.benchmarks.forecast import ForecastBenchmark, _Data
+from tsattn.benchmarks.forecast import BenchmarkData, ForecastBenchmark
 from tsattn.datasets import load_forecasting
 from tsattn.estimators.forecasting import TSForecaster
 
 dataset, horizon, mode, seed = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
-data = _Data(ForecastBenchmark(datasets=[dataset], split="test" if mode == "test" else "val"),
+data = BenchmarkData(ForecastBenchmark(datasets=[dataset], split="test" if mode == "test" else "val"),
              dataset, load_forecasting(dataset))
 est = TSForecaster(horizon, data.context, patience=None, random_state=seed, n_threads=1)
 train, val = data.splits.scaled_frame("train"), data.splits.scaled_frame("val")

@@ -1,0 +1,33 @@
+"""The anchors :class:`tsattn.TSForecaster` blends its network with, as public functions for
+analyses that study them alone (the scripts under ``docs/results/``); the forecaster calls the
+same ones (:mod:`._anchor`, where each is documented)."""
+
+from tsattn.estimators._anchor import (
+    ANCHORS,
+    RIDGE,
+    RIDGE_LEVEL_FREE,
+    AnchorFit,
+    candidates,
+    choose,
+    crossfit_errors,
+    cycle_profile,
+    fit_anchor,
+    fit_blend,
+    fit_linear_anchor,
+    last_value_anchor,
+)
+
+__all__ = [
+    "ANCHORS",
+    "RIDGE",
+    "RIDGE_LEVEL_FREE",
+    "AnchorFit",
+    "candidates",
+    "choose",
+    "crossfit_errors",
+    "cycle_profile",
+    "fit_anchor",
+    "fit_blend",
+    "fit_linear_anchor",
+    "last_value_anchor",
+]
