@@ -64,7 +64,7 @@ html_theme_options = {"navigation_with_keys": False, "show_toc_level": 2}
 html_static_path: list[str] = []
 
 # ----------------------------------------------------------------------------- generated sources
-#: The public packages, in the order of the API reference (the floors of layout.md, top first).
+#: The public packages, in the order of the API reference (the floors of docs/guide/contributing.md, top first).
 #: ``tests/test_docs.py`` checks that every public package of tsattn is here.
 PACKAGES = [
     "tsattn",

@@ -1,6 +1,6 @@
 """The import graph of ``tsattn/``: no loops between files or packages, every edge points down.
 
-Floors, lowest first (docs: ``layout.md``, habit 11): data utilities and leaf layers, attention, nn,
+Floors, lowest first (``docs/guide/contributing.md``, "What may import what"): data utilities and leaf layers, attention, nn,
 training, estimators, analysis, then adapters / benchmarks / tuning, the commands and the command
 line. An edge between two packages must go to a lower floor; inside a package the files form no
 loop. Imports are read with ``ast`` (function-level imports count too); ``if TYPE_CHECKING:`` blocks

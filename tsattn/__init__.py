@@ -40,4 +40,7 @@ def __getattr__(name: str):
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+    """The public names: ``__all__`` and the subpackages imported so far (``tsattn.datasets``...),
+    not the names this module uses itself (``importlib``, ``TYPE_CHECKING``, ``annotations``)."""
+    loaded = {n for n, v in globals().items() if isinstance(v, type(importlib)) and not n.startswith("_")}
+    return sorted({*__all__, *(loaded - {"importlib"})})

@@ -11,8 +11,9 @@ Parameters are declared with the constraint objects of :mod:`sklearn.utils._para
 
 from __future__ import annotations
 
+import difflib
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from numbers import Integral
 from typing import Any
 
@@ -24,7 +25,10 @@ from sklearn.utils._param_validation import (
     make_constraint,
 )
 
-__all__ = ["InvalidParameterError", "NONNEGATIVE_INT", "POSITIVE_INT", "check_value", "describe"]
+__all__ = [
+    "InvalidParameterError", "NONNEGATIVE_INT", "POSITIVE_INT", "check_value", "close_matches", "describe",
+    "did_you_mean",
+]
 
 #: An integer >= 1 (numpy integers included).
 POSITIVE_INT = Interval(Integral, 1, None, closed="left")
@@ -79,3 +83,24 @@ def check_value(name: str, value: Any, constraints: Sequence[Any], hint: str = "
     got = "nan" if isinstance(value, float) and math.isnan(value) else repr(value)
     raise InvalidParameterError(f"{name} must be {allowed}, got {got}.{' ' + hint if hint else ''}")
 
+
+def close_matches(name: Any, valid: Iterable[str], n: int = 3) -> list[str]:
+    """Up to ``n`` of ``valid`` that look like ``name`` (:func:`difflib.get_close_matches`, cutoff
+    0.6), compared case-insensitively when the exact spelling finds none."""
+    valid = list(valid)
+    close = difflib.get_close_matches(str(name), valid, n=n, cutoff=0.6)
+    if not close:
+        folded = {v.lower(): v for v in valid}
+        close = [folded[m] for m in difflib.get_close_matches(str(name).lower(), list(folded), n, 0.6)]
+    return close
+
+
+def did_you_mean(name: Any, valid: Iterable[str], n: int = 3, quote: bool = True) -> str:
+    """The hint every "unknown name" error of the package ends with: ``" Did you mean 'a', 'b'?"``
+    (``quote=False``: the names bare), or ``""`` when nothing in ``valid`` looks like ``name``.
+
+    >>> did_you_mean("bn_shh", ["bn", "bn_sh", "softmax"])
+    " Did you mean 'bn_sh'?"
+    """
+    close = close_matches(name, valid, n)
+    return f" Did you mean {', '.join(map(repr, close) if quote else close)}?" if close else ""

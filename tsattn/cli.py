@@ -11,6 +11,8 @@ import argparse
 import importlib
 import sys
 
+from tsattn._version import __version__
+
 # Explicit list (no discovery by listing a folder): one line per sub-command module.
 _COMMAND_MODULES = (
     "tsattn.commands.compare",
@@ -26,6 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="tsattn",
         description="Time-series transformers with a choice of attention mechanism.",
     )
+    parser.add_argument("--version", action="version", version=f"tsattn {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     subparsers.required = True
     for name in _COMMAND_MODULES:

@@ -6,10 +6,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from tsattn.benchmarks import resolve_models
 from tsattn.benchmarks.classify import (
+    PEERS,
     ClassifyBenchmark,
+    _missing_peer_package,
     resolve_datasets,
-    resolve_models,
     run_classify_benchmark,
     run_one,
 )
@@ -32,9 +34,9 @@ def test_unknown_and_forecasting_names_are_refused_with_a_hint():
     with pytest.raises(ValueError, match="bench forecast"):
         resolve_datasets(["ETTh1"])
     with pytest.raises(ValueError, match="Did you mean 'bn_sh'"):
-        resolve_models(["bn_shh"], [])
+        resolve_models(["bn_shh"], [], PEERS)
     with pytest.raises(ValueError, match="Did you mean 'minirocket'"):
-        resolve_models([], ["minirockett"])
+        resolve_models([], ["minirockett"], PEERS)
 
 
 def test_missing_peer_is_skipped_with_one_warning(monkeypatch):
@@ -43,7 +45,7 @@ def test_missing_peer_is_skipped_with_one_warning(monkeypatch):
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda n, *a: None if n == "sktime" else real(n, *a))
     with pytest.warns(UserWarning, match="mvts-transformer.*sktime not installed"):
-        assert resolve_models(["softmax"], ["mvts-transformer"]) == ["tsattn:softmax"]
+        assert resolve_models(["softmax"], ["mvts-transformer"], PEERS, missing=_missing_peer_package) == ["tsattn:softmax"]
 
 
 def test_cached_only_keeps_local_datasets(shared_datasets, monkeypatch):

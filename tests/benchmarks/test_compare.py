@@ -90,7 +90,7 @@ def test_compare_command_test_selected_column(tmp_path, capsys):
 
 def test_compare_command_rejects_unknown_attention(capsys):
     assert main(["compare", "--attentions", "nope", "--quiet"]) == 2
-    assert "valid:" in capsys.readouterr().err
+    assert "Valid:" in capsys.readouterr().err
 
 
 def test_epoch_time_against_sktime():

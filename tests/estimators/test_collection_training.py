@@ -13,7 +13,7 @@ from tsattn import TSClassifier, TSRegressor
 from tsattn.io import to_series_batch
 from tsattn.nn import ConvTokenizer, RocketTokenizer
 from tsattn.nn.tokenizers import minirocket_kernels
-from tsattn.training import MixUp, SliceAndScale, TensorData, train
+from tsattn.training import SliceAndScale
 from tsattn.training.callbacks import warmup_cosine
 
 TINY = dict(d_model=16, n_heads=2, n_layers=1, dim_feedforward=32, random_state=0)
@@ -132,19 +132,6 @@ def test_rocket_tokenizer_in_the_classifier_fits_ragged_series_and_pickles():
     assert both.module_.tokenizer.rocket.projection.out_channels == 16
 
 
-def test_stem_pool_feeds_the_stem_blocks_to_the_head_and_refuses_other_heads():
-    X, y = _data(length=100)
-    ragged = [x[:, : 100 - 3 * i] for i, x in enumerate(X)]  # padded and masked in batches
-    clf = TSClassifier(stem_pool=True, max_steps=3, **TINY).fit(ragged, y)
-    stem = clf.module_.tokenizer
-    assert clf.module_.head.linear.in_features == 2 * 16 + stem.pooled_width  # meanmax + blocks
-    one = clf.predict_proba(ragged[5:6])
-    np.testing.assert_allclose(clf.predict_proba(ragged)[5:6], one, atol=1e-5)  # padding-free
-    for bad in (dict(head="flatten"), dict(tokenizer="patch")):
-        with pytest.raises(ValueError, match="stem_pool=True needs tokenizer='conv' or 'conv_rocket'"):
-            TSClassifier(stem_pool=True, max_steps=1, **bad, **TINY).fit(X, y)
-
-
 def test_label_smoothing_keeps_the_probabilities_off_the_hard_labels():
     X, y = _data()
     X[y == 1, 0] += 3.0  # separable: hard labels drive the probabilities to 1
@@ -256,48 +243,6 @@ def test_augmentation_is_reproducible_and_changes_training():
     c = TSClassifier(crop=1.0, scale_jitter=0.0, **params).fit(X, y).predict_proba(X)
     np.testing.assert_array_equal(a, b)
     assert not np.allclose(a, c)
-
-
-def test_mixup_blends_series_and_padding_and_the_loop_blends_the_targets_loss():
-    torch.manual_seed(0)
-    x = torch.randn(8, 5, 2)
-    mask = torch.arange(5)[None] < torch.tensor([5, 3, 5, 2, 5, 5, 4, 5])[:, None]
-    out, mixed_mask, perm, lam = MixUp(0.4)(x, mask)
-    assert 0 < lam < 1 and sorted(perm.tolist()) == list(range(8))
-    torch.testing.assert_close(out, lam * x + (1 - lam) * x[perm])
-    assert mixed_mask.equal(mask | mask[perm])  # padded only where both series are
-    with pytest.raises(ValueError, match="alpha"):
-        MixUp(0.0)
-
-    # the loop scores lam * loss(y) + (1 - lam) * loss(y[perm]) on the mixed batch
-    reverse = torch.arange(3, -1, -1)
-    fixed = lambda x, mask: (x, mask, reverse, 0.25)  # noqa: E731
-    net = torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(6, 1))
-    module = lambda x, mask=None: net(x).squeeze(1)  # noqa: E731
-    module.train, module.modules = net.train, net.modules
-    data = TensorData(torch.randn(4, 3, 2), torch.full((4,), 3), torch.randn(4))
-    loss = torch.nn.functional.mse_loss
-    batch = data.subset(np.random.default_rng(0).permutation(4))  # the loop's one shuffled batch
-    with torch.no_grad():
-        out = module(batch.x)  # the fixed mix leaves the series as they are
-        expected = 0.25 * loss(out, batch.y) + 0.75 * loss(out, batch.y[reverse])
-    opt = torch.optim.SGD(net.parameters(), lr=0.0)
-    result = train(module, loss, data, None, optimizer=opt, max_rounds=1, batch_size=4,
-                   rng=np.random.default_rng(0), mix=fixed)  # fmt: skip
-    assert result.history[0]["train_loss"] == pytest.approx(float(expected), rel=1e-6)
-
-
-def test_mixup_is_reproducible_and_softens_the_fitted_probabilities():
-    X, y = _data()
-    X[y == 1, 0] += 3.0  # separable: hard labels drive the probabilities to 1
-    kw = dict(max_steps=150, augment_prob=0.0, dropout=0.0, label_smoothing=0.0, device="cpu", **TINY)
-    hard = TSClassifier(**kw).fit(X, y).predict_proba(X).max(axis=1)
-    mixed = TSClassifier(mixup=1.0, **kw).fit(X, y)
-    np.testing.assert_array_equal(mixed.predict_proba(X), TSClassifier(mixup=1.0, **kw).fit(X, y).predict_proba(X))
-    assert hard.min() > 0.9
-    assert mixed.predict_proba(X).max(axis=1).mean() < hard.mean() - 0.005  # blended targets
-    assert (mixed.predict(X) == y).all()
-    TSRegressor(mixup=0.4, max_steps=3, **TINY).fit(X, y.astype(float))  # the regressor mixes too
 
 
 def test_regressor_shares_the_budget_and_tokenisers():

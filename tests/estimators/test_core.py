@@ -34,7 +34,9 @@ def test_every_parameter_is_declared_with_a_constraint_and_documented(Estimator)
         assert f"\n    {name} : " in Estimator.__doc__, f"{name} is not documented"
 
 
-def test_attention_hyperparameters_are_the_variants_declarations():
+def test_attention_hyperparameters_are_generated_from_the_variants_declarations():
+    """``declare`` makes one field per hyperparameter name of the registry (none is written in
+    the estimators), documented by the declarations (tests/test_contributing.py: a late one)."""
     infos = declared_params(TSClassifier)
     flat = {name for name, info in infos.items() if info.attention}
     assert flat == set(all_hyperparameters())

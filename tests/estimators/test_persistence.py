@@ -258,3 +258,35 @@ def test_removed_options_are_named_together_whatever_the_way_the_model_was_pickl
     blank = TSForecaster.__new__(TSForecaster)
     with pytest.raises(ValueError, match=r"anchor_recency=0.125, patch_levels=3: removed"):
         blank.__setstate__(state)
+@pytest.mark.parametrize(("kind", "option", "value", "default"),
+                         [("classifier", "mixup", 0.2, 0.0), ("classifier", "stem_pool", True, False),
+                          ("regressor", "target_scaling", "robust", "standard")])
+def test_a_collection_model_saved_with_a_removed_option_fails_naming_it(
+    fitted, kind, option, value, default, tmp_path
+):
+    """A model of an older tsattn that set a since removed option to another value than its
+    default cannot be rebuilt: load says which option; at its default the option is dropped."""
+    model, X = fitted[kind]
+    cls = type(model)
+    state = model.__getstate__()
+    loaded = cls.__new__(cls)
+    loaded.__setstate__({**state, option: default})  # the old default: nothing lost
+    assert not hasattr(loaded, option)
+    np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+    with pytest.raises(ValueError, match=rf"saved with {option}={value!r}: removed .* keeps only "
+                                         rf"{option}={default!r}"):  # fmt: skip
+        cls.__new__(cls).__setstate__({**state, option: value})
+    path = model.save(tmp_path / "model.tsattn")  # through load(): the same message
+    _rewrite(path, lambda meta: None, pickled=pickle.dumps(_Pickled(cls, {**state, option: value})))
+    with pytest.raises(ValueError, match=rf"{option}=.*load it with the tsattn that saved it"):
+        cls.load(path)
+
+
+class _Pickled:
+    """Pickles as an instance of ``cls`` with ``state`` (a model as an older tsattn wrote it)."""
+
+    def __init__(self, cls, state):
+        self.cls, self.state = cls, state
+
+    def __reduce__(self):
+        return (self.cls.__new__, (self.cls,), self.state)

@@ -157,7 +157,7 @@ def test_the_classifier_fits_the_levels_on_its_training_series_once():
     torch.testing.assert_close(again.running_var, rocket.running_var)
 
 
-def test_without_refreshing_a_training_step_computes_no_fixed_features(monkeypatch):
+def test_augmented_series_get_their_fixed_features_recomputed_in_training(monkeypatch):
     data = _ragged(n=20)
     net = _network()
     fit_levels(net, data)
@@ -165,18 +165,10 @@ def test_without_refreshing_a_training_step_computes_no_fixed_features(monkeypat
     compute = net.fixed_features
     monkeypatch.setattr(net, "fixed_features", lambda x, m: calls.append(len(x)) or compute(x, m))
     kw = dict(optimizer=torch.optim.AdamW(net.parameters()), max_rounds=2, batch_size=8,
-              rng=np.random.default_rng(0), transform=SliceAndScale(0.8, 0.1, 0.5))  # fmt: skip
-    train(net, torch.nn.functional.cross_entropy, data, None, refresh_fixed=False, **kw)
-    assert sum(calls) == 20  # the cache, once
-    calls.clear()
+              rng=np.random.default_rng(0))  # fmt: skip
     train(net, torch.nn.functional.cross_entropy, data, None, **kw)
+    assert sum(calls) == 20  # no augmentation: the cache, once
+    calls.clear()
+    train(net, torch.nn.functional.cross_entropy, data, None,
+          transform=SliceAndScale(0.8, 0.1, 0.5), **kw)  # fmt: skip
     assert sum(calls) > 20  # the cache, then the augmented series of each step
-
-
-def test_the_classifier_can_keep_the_features_of_the_series_as_given():
-    rng = np.random.default_rng(0)
-    X, y = rng.normal(size=(20, 2, 48)), np.arange(20) % 2
-    kw = dict(d_model=16, n_heads=2, n_layers=1, dim_feedforward=32, max_steps=5, random_state=0)
-    kept = TSClassifier(rocket_augmented=False, **kw).fit(X, y)
-    assert kept.predict_proba(X).shape == (20, 2)
-    assert not np.allclose(kept.predict_proba(X), TSClassifier(**kw).fit(X, y).predict_proba(X))

@@ -190,7 +190,7 @@ def test_tune_command_writes_results_and_resumes(tmp_path, capsys):
 
 def test_tune_command_rejects_unknown_attention(capsys):
     assert main(["tune", "--attention", "nope", "-q"]) == 2
-    assert "valid:" in capsys.readouterr().err
+    assert "Valid:" in capsys.readouterr().err
 
 
 def test_default_pruner_spares_improving_trials_and_cuts_stalled_ones():

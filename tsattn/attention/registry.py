@@ -14,7 +14,6 @@ layer from that spec without resolving it again.
 
 from __future__ import annotations
 
-import difflib
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -23,6 +22,7 @@ from typing import Any
 
 from torch import nn
 
+from tsattn._validation import did_you_mean
 from tsattn.attention.hyperparameters import HyperParameter
 
 __all__ = [
@@ -63,10 +63,9 @@ def list_attention() -> list[str]:
 def get_attention_class(name: str) -> type[nn.Module]:
     """The class registered as ``name``; a ``ValueError`` listing the valid names otherwise."""
     if not isinstance(name, str) or name not in _REGISTRY:
-        close = difflib.get_close_matches(str(name), _REGISTRY, n=3)
-        hint = f" Did you mean {', '.join(map(repr, close))}?" if close else ""
         raise ValueError(
-            f"Unknown attention {name!r}.{hint} Valid names: {', '.join(list_attention())}."
+            f"Unknown attention {name!r}.{did_you_mean(name, _REGISTRY)} Valid names: "
+            f"{', '.join(list_attention())}."
         )
     return _REGISTRY[name]
 
@@ -144,10 +143,8 @@ def resolve_attention(
         if value is None:
             continue
         if key not in known:
-            close = difflib.get_close_matches(key, known, n=3)
-            hint = f" Did you mean {', '.join(map(repr, close))}?" if close else ""
             raise ValueError(
-                f"Unknown attention hyperparameter {key!r}.{hint} "
+                f"Unknown attention hyperparameter {key!r}.{did_you_mean(key, known)} "
                 f"Valid ones: {', '.join(sorted(known))}."
             )
         if key not in own:

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["BenchmarkInterrupted", "append_row", "portable_paths", "raise_if_interrupted"]
+from tsattn._validation import did_you_mean
+
+__all__ = [
+    "BenchmarkInterrupted", "append_row", "portable_paths", "raise_if_interrupted", "resolve_models",
+]
 
 
 class BenchmarkInterrupted(KeyboardInterrupt):
@@ -19,6 +24,36 @@ class BenchmarkInterrupted(KeyboardInterrupt):
     def __init__(self, partial: Any, message: str = "benchmark interrupted") -> None:
         super().__init__(message)
         self.partial = partial
+
+
+def resolve_models(attentions: Iterable[str], peers: Iterable[str], valid_peers: Iterable[str],
+                   label: str | None = None,
+                   missing: Callable[[str], str | None] | None = None) -> list[str]:  # fmt: skip
+    """The model names of a benchmark: ``tsattn:<attention>`` (``tsattn:<attention>[label]``) for
+    each attention variant, then the peers' names, each checked against the registry or
+    ``valid_peers`` (a ``ValueError`` with close matches otherwise). A peer for which
+    ``missing(peer)`` says what is not installed is dropped with a one-line warning."""
+    import warnings
+
+    from tsattn import list_attention
+
+    valid_peers = list(valid_peers)
+    models = []
+    for a in attentions:
+        if a not in list_attention():
+            raise ValueError(f"unknown attention {a!r}.{did_you_mean(a, list_attention())} "
+                             f"Valid: {', '.join(list_attention())}.")  # fmt: skip
+        models.append(f"tsattn:{a}" + (f"[{label}]" if label else ""))
+    for p in peers:
+        if p not in valid_peers:
+            raise ValueError(f"unknown peer {p!r}.{did_you_mean(p, valid_peers)} "
+                             f"Valid: {', '.join(valid_peers)}.")  # fmt: skip
+        why = missing(p) if missing is not None else None
+        if why:
+            warnings.warn(f"peer {p!r} skipped: {why}", UserWarning, stacklevel=3)
+            continue
+        models.append(p)
+    return models
 
 
 def raise_if_interrupted(model: Any) -> None:

@@ -27,7 +27,6 @@ scored, marked ``time_limited``; peers are stopped and recorded as ``timeout``).
 from __future__ import annotations
 
 import contextlib
-import difflib
 import functools
 import json
 import signal
@@ -44,7 +43,8 @@ import pandas as pd
 from tsattn._filelock import file_lock
 from tsattn._parallel import parallel_backend as _backend
 from tsattn._parallel import worker_threads
-from tsattn.benchmarks import BenchmarkInterrupted, append_row
+from tsattn._validation import did_you_mean
+from tsattn.benchmarks import BenchmarkInterrupted, append_row, resolve_models
 from tsattn.training import Callback
 
 __all__ = [
@@ -52,7 +52,6 @@ __all__ = [
     "SUITES",
     "ClassifyBenchmark",
     "resolve_datasets",
-    "resolve_models",
     "run_classify_benchmark",
     "TimeLimit",
 ]
@@ -162,8 +161,7 @@ def resolve_datasets(names: Iterable[str], cached_only: bool = False) -> list[tu
                     f"{raw!r} is a forecasting dataset; `tsattn bench classify` takes UEA, UCR or "
                     f"TSER names. Use `tsattn bench forecast --dataset {raw}`."
                 )
-            close = difflib.get_close_matches(key, list(known) + list(SUITES), n=3, cutoff=0.6)
-            hint = f" Did you mean {', '.join(repr(known[c][1] if c in known else c) for c in close)}?" if close else ""
+            hint = did_you_mean(raw, [*(n for _, n in known.values()), *SUITES])
             raise ValueError(
                 f"unknown dataset {raw!r}.{hint} Give suite names ({', '.join(SUITES)}) or names "
                 "from `tsattn datasets list`."
@@ -186,32 +184,6 @@ def _is_local(archive: str, name: str) -> bool:
         (data_dir() / archive / f"{name}_{split}.ts").is_file() or bundled_file(name, split)
         for split in ("TRAIN", "TEST")
     )
-
-
-def resolve_models(attentions: Iterable[str], peers: Iterable[str], label: str | None = None) -> list[str]:
-    """Model names (``tsattn:<attention>``, ``tsattn:<attention>[label]`` and peer names), checked;
-    unknown ones raise with close matches. Peers whose package is missing are dropped with a
-    one-line warning."""
-    from tsattn import list_attention
-
-    models = []
-    for a in attentions:
-        if a not in list_attention():
-            close = difflib.get_close_matches(a, list_attention(), n=3)
-            hint = f" Did you mean {', '.join(map(repr, close))}?" if close else ""
-            raise ValueError(f"unknown attention {a!r}.{hint} Valid: {', '.join(list_attention())}.")
-        models.append(f"tsattn:{a}" + (f"[{label}]" if label else ""))
-    for p in peers:
-        if p not in PEERS:
-            close = difflib.get_close_matches(p, PEERS, n=3)
-            hint = f" Did you mean {', '.join(map(repr, close))}?" if close else ""
-            raise ValueError(f"unknown peer {p!r}.{hint} Valid: {', '.join(PEERS)}.")
-        missing = _missing_peer_package(p)
-        if missing:
-            warnings.warn(f"peer {p!r} skipped: {missing}", UserWarning, stacklevel=2)
-            continue
-        models.append(p)
-    return models
 
 
 def _missing_peer_package(peer: str) -> str | None:
@@ -446,7 +418,7 @@ def run_classify_benchmark(config: ClassifyBenchmark, out: str | Path, progress:
     from tsattn.benchmarks.classify_report import write_report
 
     datasets = resolve_datasets(config.datasets, config.cached_only)
-    models = resolve_models(config.attentions, config.peers, config.label)
+    models = resolve_models(config.attentions, config.peers, PEERS, config.label, _missing_peer_package)
     if not datasets or not models:
         raise ValueError("nothing to run: no datasets or no models left after checking the names")
     out = Path(out)

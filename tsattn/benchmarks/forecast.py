@@ -40,6 +40,7 @@ import numpy as np
 import pandas as pd
 
 from tsattn._filelock import file_lock
+from tsattn._validation import did_you_mean
 from tsattn.benchmarks import BenchmarkInterrupted, append_row, portable_paths, raise_if_interrupted
 from tsattn.benchmarks.forecast_baselines import BASELINES, ar_forecast, fit_ar, seasonal_naive
 from tsattn.benchmarks.forecast_peers import PEERS, memory_problem, missing_peers, peer_forecasts
@@ -413,7 +414,6 @@ def _write_config(out: Path, config: ForecastBenchmark, command: str | None,
 def check_config(config: ForecastBenchmark, n_rows: dict[str, int] | None = None) -> list[str]:
     """Check every setting before any work; return the peers that will run (missing
     neuralforecast: none, with a one-line warning). Raises ``ValueError`` saying what to change."""
-    import difflib
 
     import tsattn
     from tsattn.datasets import forecasting_borders, forecasting_entry, load_forecasting
@@ -426,9 +426,8 @@ def check_config(config: ForecastBenchmark, n_rows: dict[str, int] | None = None
     for what, names, valid in (("peer", config.peers, PEERS), ("baseline", config.baselines, BASELINES)):
         bad = [n for n in names if n not in valid]
         if bad:
-            hint = difflib.get_close_matches(bad[0], list(valid), 1)
-            raise ValueError(f"unknown {what}(s) {bad}{f' (did you mean {hint[0]}?)' if hint else ''}; "
-                             f"valid: {', '.join(valid)}.")  # fmt: skip
+            raise ValueError(f"unknown {what}(s) {bad}.{did_you_mean(bad[0], valid, 1, quote=False)} "
+                             f"Valid: {', '.join(valid)}.")  # fmt: skip
     registered = tsattn.list_attention()
     unknown = [a for a in (config.attentions or []) if a not in registered]
     if unknown:

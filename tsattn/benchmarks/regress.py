@@ -19,7 +19,6 @@ width are in the row. Rows are appended to ``results.csv`` as fits finish (a rer
 
 from __future__ import annotations
 
-import difflib
 import functools
 import json
 import time
@@ -32,7 +31,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from tsattn.benchmarks import BenchmarkInterrupted, append_row
+from tsattn._validation import did_you_mean
+from tsattn.benchmarks import BenchmarkInterrupted, append_row, resolve_models
 from tsattn.benchmarks.classify import TimeLimit, _cv_split, _done, fit_predict, network_record
 
 __all__ = [
@@ -123,30 +123,12 @@ def resolve_tasks(names: Iterable[str]) -> list[str]:
         if _is_local("tser", key):
             out.append(key)
             continue
-        close = difflib.get_close_matches(key, [*derived_names(), *regression_suite()], n=3)
-        hint = f" Did you mean {', '.join(map(repr, close))}?" if close else ""
+        hint = did_you_mean(key, [*derived_names(), *regression_suite()])
         raise ValueError(
             f"unknown regression task {raw!r}.{hint} Give '{SUITE}' (the suite), a derived task, "
             "a TSER set of the catalogue or one whose files are in the cache."
         )
     return list(dict.fromkeys(out))
-
-
-def resolve_models(attentions: Iterable[str], peers: Iterable[str], label: str | None) -> list[str]:
-    from tsattn import list_attention
-
-    models = []
-    for a in attentions:
-        if a not in list_attention():
-            raise ValueError(f"unknown attention {a!r}; valid: {', '.join(list_attention())}.")
-        models.append(f"tsattn:{a}" + (f"[{label}]" if label else ""))
-    for p in peers:
-        if p not in PEERS:
-            close = difflib.get_close_matches(p, PEERS, n=3)
-            hint = f" Did you mean {', '.join(map(repr, close))}?" if close else ""
-            raise ValueError(f"unknown peer {p!r}.{hint} Valid: {', '.join(PEERS)}.")
-        models.append(p)
-    return models
 
 
 @functools.lru_cache(maxsize=4)
@@ -255,7 +237,7 @@ def run_regress_benchmark(config: RegressBenchmark, out: str | Path, progress: b
     if not 0 < config.coverage < 1:
         raise ValueError(f"coverage must be strictly between 0 and 1; got {config.coverage}.")
     tasks = resolve_tasks(config.datasets)
-    models = resolve_models(config.attentions, config.peers, config.label)
+    models = resolve_models(config.attentions, config.peers, PEERS, config.label)
     if not tasks or not models:
         raise ValueError("nothing to run: no tasks or no models")
     out = Path(out)

@@ -9,12 +9,14 @@ allowed, the likely fix) without a traceback and exits with status 2.
 from __future__ import annotations
 
 import argparse
-import difflib
 import math
 import os
+import re
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
+
+from tsattn._validation import close_matches, did_you_mean
 
 __all__ = [
     "CommandError",
@@ -25,11 +27,30 @@ __all__ = [
     "output_dir",
     "writable_file",
     "check_attentions",
-    "close_matches",
     "resolve_dataset",
     "parse_params",
     "check_estimator_params",
+    "plain_text",
 ]
+
+
+_ROLE = re.compile(r":[a-z]+:`~?([^`<]*?)\s*(?:<[^`>]*>)?`")
+
+
+def plain_text(doc: str | None) -> str:
+    """A docstring as a terminal shows it, without reST markup: a role becomes the name it shows
+    (the last part of a ``~`` target; the text of a ``text <target>`` one) and literals lose their
+    double backticks.
+
+    >>> plain_text("Writes ``a.csv`` (:mod:`tsattn.analysis.fit_profile`, :func:`~tsattn.x.run`).")
+    'Writes a.csv (tsattn.analysis.fit_profile, run).'
+    """
+
+    def shown(match: re.Match) -> str:
+        text = match.group(1)
+        return text.rsplit(".", 1)[-1] if match.group(0).split("`", 1)[1].startswith("~") else text
+
+    return _ROLE.sub(shown, doc or "").replace("``", "")
 
 
 class CommandError(Exception):
@@ -110,13 +131,6 @@ def writable_file(path: str | os.PathLike, option: str) -> Path:
     return path
 
 
-def close_matches(name: str, valid: Iterable[str], n: int = 5) -> list[str]:
-    """Up to ``n`` of ``valid`` that look like ``name`` (case-insensitive, difflib)."""
-    valid = list(valid)
-    folded = {v.lower(): v for v in valid}
-    return [folded[m] for m in difflib.get_close_matches(str(name).lower(), list(folded), n, 0.6)]
-
-
 def check_attentions(names: Sequence[str], option: str = "--attentions",
                      extra: Sequence[str] = ()) -> None:  # fmt: skip
     """Raise :class:`CommandError` unless every name is a registered attention variant (or one
@@ -126,10 +140,9 @@ def check_attentions(names: Sequence[str], option: str = "--attentions",
     valid = [*list_attention(), *extra]
     unknown = [a for a in names if a not in valid]
     if unknown:
-        hints = [f"{a!r} (did you mean {', '.join(close_matches(a, valid))}?)"
-                 if close_matches(a, valid) else repr(a) for a in unknown]  # fmt: skip
         raise CommandError(
-            f"unknown attention(s) for {option}: {', '.join(hints)}; valid: {', '.join(valid)}."
+            f"unknown attention {unknown[0]!r} for {option}.{did_you_mean(unknown[0], valid)} "
+            f"Valid: {', '.join(valid)}."
         )
 
 
@@ -181,10 +194,9 @@ def resolve_dataset(name: str, archives: Sequence[str], command: str,
             f"{_COMMAND_FOR[other].format(name=spelling)}."
         )
     names = [n for a in archives for n in archive_names(a)]
-    close = close_matches(name, names)
+    close_hint = did_you_mean(name, names, 5, quote=False)
     elsewhere = [f"{n} ({a})" for a in every if a not in archives
                  for n in close_matches(name, archive_names(a), 3)]  # fmt: skip
-    close_hint = f" Did you mean {', '.join(close)}?" if close else ""
     if elsewhere:
         close_hint += f" Close names in other archives: {', '.join(elsewhere)}."
     raise CommandError(
@@ -223,11 +235,9 @@ def check_estimator_params(estimator_cls: type, params: dict, option: str = "--p
                            "given on the command line; use the Python API for them.")
     for name in params:
         if name not in valid:
-            close = close_matches(name, valid, 3)
             raise CommandError(
-                f"{option} {name}=...: {estimator_cls.__name__} has no parameter {name!r}"
-                + (f" (did you mean {', '.join(close)}?)" if close else "")
-                + f"; valid: {', '.join(sorted(valid))}."
+                f"{option} {name}=...: {estimator_cls.__name__} has no parameter {name!r}."
+                f"{did_you_mean(name, valid)} Valid: {', '.join(sorted(valid))}."
             )
     if "device" in params:
         from tsattn.training import resolve_device

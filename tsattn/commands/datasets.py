@@ -47,19 +47,17 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _archive_of(name: str) -> str:
-    from tsattn.commands import close_matches
+    from tsattn._validation import did_you_mean
     from tsattn.datasets.catalogue import archive_names
 
     lowered = name.lower()
     for archive in _ARCHIVES:
         if lowered in (n.lower() for n in archive_names(archive)):
             return archive
-    close = close_matches(name, [n for a in _ARCHIVES for n in archive_names(a)])
+    hint = did_you_mean(name, [n for a in _ARCHIVES for n in archive_names(a)], 5, quote=False)
     raise ValueError(
-        f"{name!r} is in no archive of the catalogue"
-        + (f" (did you mean {', '.join(close)}?)" if close else "")
-        + "; see `tsattn datasets list`. A TSER set outside the catalogue (e.g. Tecator) is "
-        "fetched by its name with --archive tser."
+        f"{name!r} is in no archive of the catalogue.{hint} See `tsattn datasets list`. A TSER "
+        "set outside the catalogue (e.g. Tecator) is fetched by its name with --archive tser."
     )
 
 

@@ -15,7 +15,7 @@ import argparse
 import ast
 from typing import Any
 
-from tsattn.commands import nonnegative_int, positive_int
+from tsattn.commands import nonnegative_int, plain_text, positive_int
 
 __all__ = ["register", "run", "parse_hyper"]
 
@@ -146,7 +146,7 @@ def register(subparsers) -> None:
         "profile",
         help="FLOPs, time and memory of attention variants relative to softmax; 'profile fit': "
         "where a default fit spends its time",
-        description=__doc__,
+        description=plain_text(__doc__),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("what", nargs="?", choices=["attention", "fit"], default="attention",

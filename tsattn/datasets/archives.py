@@ -23,6 +23,7 @@ from typing import Literal
 
 import numpy as np
 
+from tsattn._validation import did_you_mean
 from tsattn.datasets.cache import (
     DatasetNotAvailableError,
     Source,
@@ -30,7 +31,7 @@ from tsattn.datasets.cache import (
     ensure_file,
     sha256_file,
 )
-from tsattn.datasets.catalogue import ARCHIVES, catalogue, close_names, file_sha256, resolve_name
+from tsattn.datasets.catalogue import ARCHIVES, archive_names, catalogue, file_sha256, resolve_name
 
 __all__ = [
     "load_tser", "load_uea", "load_ucr", "archive_file", "resolve_archive_name", "OPEN_ARCHIVES",
@@ -139,8 +140,7 @@ def archive_file(archive: str, name: str, split: str, fmt: str = "ts") -> Path:
     try:
         return ensure_file(relpath, sources, sha)
     except DatasetNotAvailableError as err:
-        close = close_names(name, archive)
-        hint = f" Did you mean {', '.join(close)}?" if close else ""
+        hint = did_you_mean(name, archive_names(archive), 5, quote=False)
         raise DatasetNotAvailableError(
             f"{name!r} is not in the {archive} catalogue, so it was looked for by its name as a "
             f"set of the archive, and not found.{hint}\n{err}"

@@ -10,11 +10,12 @@ papers' published numbers and settings. Edit the JSON, then regenerate the READM
 
 from __future__ import annotations
 
-import difflib
 import json
 from functools import lru_cache
 from importlib import resources
 from typing import Any
+
+from tsattn._validation import did_you_mean
 
 __all__ = [
     "ARCHIVES",
@@ -22,7 +23,6 @@ __all__ = [
     "PANELS",
     "archive_names",
     "catalogue",
-    "close_names",
     "file_checksums",
     "file_sha256",
     "list_datasets",
@@ -87,24 +87,10 @@ def resolve_name(name: str, archive: str) -> str:
     folded = {n.lower(): n for n in names}
     if isinstance(name, str) and name.lower() in folded:
         return folded[name.lower()]
-    close = close_names(name, archive)
-    hint = f" Did you mean {', '.join(close)}?" if close else ""
     raise ValueError(
-        f"unknown {archive} dataset {name!r}.{hint} "
+        f"unknown {archive} dataset {name!r}.{did_you_mean(name, names, 5, quote=False)} "
         f"See tsattn.datasets.list_datasets({archive!r}) for the {len(names)} valid names."
     )
-
-
-def close_names(name: str, archive: str, n: int = 5) -> list[str]:
-    """Up to ``n`` names of ``archive`` that look like ``name`` (difflib; case-insensitive as a
-    fallback)."""
-    names = archive_names(archive)
-    close = difflib.get_close_matches(str(name), names, n=n, cutoff=0.6)
-    if not close:
-        folded = {x.lower(): x for x in names}
-        close = [folded[c] for c in difflib.get_close_matches(str(name).lower(), list(folded),
-                                                              n=n, cutoff=0.6)]  # fmt: skip
-    return close
 
 
 def file_sha256(relpath: str) -> str | None:

@@ -9,9 +9,7 @@ callbacks); :mod:`~tsattn.estimators.collection` and :mod:`~tsattn.estimators.fo
 
 from __future__ import annotations
 
-import os
 from numbers import Real
-from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
@@ -25,7 +23,7 @@ from tsattn._validation import NONNEGATIVE_INT, POSITIVE_INT
 from tsattn.attention import AttentionSpec, check_model_size, get_attention_class, resolve_attention
 from tsattn.attention.hyperparameters import FloatRange
 from tsattn.estimators import persistence
-from tsattn.estimators.params import attention_param, check_params, declare, param
+from tsattn.estimators.params import check_params, declare, param
 from tsattn.nn.encoder import NORMS
 from tsattn.training import (
     PRECISIONS,
@@ -54,13 +52,13 @@ RATE = Interval(Real, 0, 1, closed="left")
 #: The ``attention`` parameter of every estimator (each chooses its position and default).
 ATTENTION = dict(
     constraint=[str],
-    doc="Attention variant, one of :func:`tsattn.list_attention` (e.g. ``'softmax'``, ``'bn'``, "
-    "``'sh'``, ``'bn_sh'``, ``'s3'``); its hyperparameters are the flat parameters below.",
+    doc="The attention variant, a name of :func:`tsattn.list_attention`; its hyperparameters "
+    "(``beta``, ``scales``...) are parameters below.",
 )
 
 
 @declare
-class BaseTSEstimator(BaseEstimator):
+class BaseTSEstimator(persistence.Persistent, BaseEstimator):
     """Parameters and machinery shared by every estimator (see :class:`tsattn.TSClassifier`)."""
 
     d_model: int = param(64, [POSITIVE_INT], "Model width; ``d_model % n_heads == 0``.")
@@ -82,28 +80,15 @@ class BaseTSEstimator(BaseEstimator):
         "batch", [StrOptions(set(NORMS))], "Normalisation in the encoder layers: "
         "BatchNorm over the real steps (as Zerveas et al. 2021), LayerNorm, or none."
     )
-    beta: float | None = attention_param()
-    bn_standardize: bool | None = attention_param()
-    learn_beta: bool | None = attention_param()
-    scales: tuple[int, ...] | None = attention_param()
-    key_scales: tuple[int, ...] | None = attention_param()
-    kernel_size: int | None = attention_param()
-    window: int | None = attention_param()
-    rank: int | None = attention_param()
-    r: int | None = attention_param()
-    s1: int | None = attention_param()
-    s2: int | None = attention_param()
-    block: int | None = attention_param()
-    max_len: int | None = attention_param()
     max_epochs: int | None = param(
-        100, [POSITIVE_INT, None], "Upper bound on training epochs (None: the step budget alone)."
+        100, [POSITIVE_INT, None], "Upper bound on training epochs (None: the step budget alone); "
+        "the first of the two bounds reached ends training."
     )
     max_steps: int | str | None = param(
-        None, [POSITIVE_INT, StrOptions({"auto"}), None], "Upper bound on optimiser steps over the "
-        "whole fit (None: the epoch bound alone; ``'auto'``: the estimator's rule, "
-        "``TSForecaster``'s a fixed 3000 steps, the classifier's and regressor's from the number "
-        "of training series). Training runs until the first of the two bounds; ``max_steps_`` is the resolved "
-        "budget."
+        None, [POSITIVE_INT, StrOptions({"auto"}), None], "The training budget in optimiser steps "
+        "(None: ``max_epochs`` alone; ``'auto'``: the estimator's rule, ``TSForecaster``'s a fixed "
+        "3000 steps, the classifier's and regressor's from the number of training series; "
+        "``max_steps_``: the one used)."
     )
     warmup: float = param(
         0.1, [RATE], "Share of the budget spent raising the rate linearly to ``lr`` "
@@ -131,10 +116,8 @@ class BaseTSEstimator(BaseEstimator):
     )
     validation_fraction: float = param(
         0.0, [RATE], "Fraction of the training data held out (stratified for classification) to "
-        "select the best epoch and stop early. 0 trains on all of it and keeps the epoch with the "
-        "lowest training loss, as aeon's deep learners do; small archives lose more to a noisy "
-        "split than they gain (``docs/results/compare/valid10/``). Use 0.1-0.2 on large training "
-        "sets."
+        "select the best epoch and stop early; 0 trains on all of it and keeps the epoch with the "
+        "lowest training loss, as aeon's deep learners do. Use 0.1-0.2 on large training sets."
     )
     patience: int | None = param(
         30, [POSITIVE_INT, None], "Epochs (``TSForecaster``: validation rounds) without validation "
@@ -146,16 +129,10 @@ class BaseTSEstimator(BaseEstimator):
     )
     n_threads: int | str | None = param(
         "auto", [POSITIVE_INT, StrOptions({"auto"}), None], "Torch threads while fitting and "
-        "predicting (restored after; ``n_threads_`` is the count a fit starts with). ``'auto'``: the "
-        "cores other processes leave idle when the fit starts; on the CPU, training then keeps the "
-        "count that steps fastest (one thread against those cores, timed over its first steps) "
-        "within the cores left free, checked every two seconds "
-        "(:class:`~tsattn.training.ThreadBudget`); at most torch's own setting (which follows "
-        "``OMP_NUM_THREADS``, as joblib sets it to one for each parallel worker); None leaves "
-        "torch's setting. A thread on a core another process keeps busy makes every parallel op "
-        "wait for it: beside one CPU-bound process a default two-thread fit took several times its "
-        "idle time (``docs/results/speed/busy_machine/``). Some CPU ops round differently on another "
-        "thread count: give a number for fits that repeat bit for bit whatever the machine's load."
+        "predicting (``n_threads_``: the count a fit starts with). ``'auto'``: the cores other "
+        "processes leave idle, at most torch's own setting, adjusted on the CPU as training runs "
+        "(:class:`~tsattn.training.ThreadBudget`); None: torch's setting; a number gives fits that "
+        "repeat bit for bit whatever the machine's load."
     )
     precision: str = param(
         "float32", [StrOptions(set(PRECISIONS))], "``'bf16-mixed'`` runs the forward pass under "
@@ -164,8 +141,7 @@ class BaseTSEstimator(BaseEstimator):
         "network, so results differ from float32 ones."
     )
     random_state: int | np.random.RandomState | None = param(
-        None, ["random_state"], "Seeds weight initialisation, dropout, the validation split and "
-        "shuffling."
+        None, ["random_state"], "The seed: weights, dropout, the validation split and the batches."
     )
     verbose: int = param(0, ["verbose"], "1 shows a progress bar over epochs.")
     callbacks: list[Callback] | None = param(
@@ -173,6 +149,11 @@ class BaseTSEstimator(BaseEstimator):
         "at each epoch end after the built-in ones (e.g. Optuna pruning)."
     )
 
+    #: The attention variants' hyperparameters (``beta``, ``scales``...) are fields too, one per
+    #: name, made by :func:`~tsattn.estimators.params.declare` from the registry.
+    _attention_fields = True
+    #: The parameters users set most, documented first after the positional ones.
+    _lead = ("max_steps", "max_epochs", "device", "random_state")
     #: The network class built by :meth:`_build_network` from ``network_params_``.
     _network: ClassVar[type[torch.nn.Module]]
     #: Validation score (higher is better) that selects the best epoch; None selects on the loss.
@@ -233,16 +214,9 @@ class BaseTSEstimator(BaseEstimator):
         """The training-batch transform of this estimator (None: no augmentation)."""
         return None
 
-    def _refresh_fixed(self) -> bool:
-        """:func:`~tsattn.training.train`'s ``refresh_fixed`` for this estimator."""
-        return True
-
-    def _mixing(self):
-        """This estimator's training-batch mixing, e.g. :class:`~tsattn.training.MixUp` (or None)."""
-        return None
-
     def _pretrain(self, train_data: TensorData, rng: np.random.Generator) -> None:
-        """Self-supervised training of ``module_`` before the supervised fit (none here)."""
+        """What the estimator sets in ``module_`` from the training data before the first step
+        (nothing here)."""
 
     def _random(self) -> tuple[int, np.random.Generator]:
         """Torch's seed for this fit and the numpy generator of splits and batches."""
@@ -320,11 +294,10 @@ class BaseTSEstimator(BaseEstimator):
                     module, self._loss, train_data, valid_data, optimizer=optimizer,
                     max_rounds=budget.rounds, max_steps=budget.steps,
                     round_steps=budget.round_steps, batch_size=self.batch_size_, rng=rng,
-                    transform=self._augmentation(), mix=self._mixing(),
+                    transform=self._augmentation(),
                     callbacks=[*callbacks, *(self.callbacks or ())],
                     estimator=self,
                     precision=self.precision, score_fn=self._score_fn,
-                    refresh_fixed=self._refresh_fixed(),
                 )  # fmt: skip
             except TrainingDivergedError:
                 del self.module_  # never a fitted model that outputs NaN
@@ -351,64 +324,6 @@ class BaseTSEstimator(BaseEstimator):
 
     def _loss(self, output: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
         raise NotImplementedError
-
-    # ------------------------------------------------------------------ persistence
-    def save(self, path: str | os.PathLike) -> Path:
-        """Write this estimator to ``path``, with the versions of tsattn, torch and scikit-learn.
-
-        The file is a zip of ``metadata.json`` (model format, class, versions) and the pickled
-        estimator; :meth:`load` reads it back. Plain ``pickle``/``joblib`` work too and record the
-        same metadata (:mod:`tsattn.estimators.persistence`).
-
-        Parameters
-        ----------
-        path : str or os.PathLike
-            The file to write (any name, e.g. ``"model.tsattn"``); an existing file is replaced.
-
-        Returns
-        -------
-        pathlib.Path
-            ``path``.
-        """
-        return persistence.save(self, path)
-
-    @classmethod
-    def load(cls, path: str | os.PathLike) -> BaseTSEstimator:
-        """The estimator that :meth:`save` wrote to ``path``.
-
-        Loads on the saved device when it exists here, on the CPU otherwise (``UserWarning``).
-        The file is unpickled: load only files you trust.
-
-        Parameters
-        ----------
-        path : str or os.PathLike
-            A file written by :meth:`save`.
-
-        Returns
-        -------
-        estimator
-            An instance of this class (``TSClassifier.load`` refuses a saved ``TSRegressor``).
-
-        Raises
-        ------
-        ValueError
-            When ``path`` is not such a file, or was written in a newer model format than this
-            tsattn reads (upgrade tsattn).
-        TypeError
-            When the file holds another estimator class.
-
-        Warns
-        -----
-        InconsistentVersionWarning
-            When the versions of tsattn, torch or scikit-learn differ from those that saved it.
-        """
-        return persistence.load(path, cls)
-
-    def __getstate__(self) -> dict:
-        return persistence.get_state(self)
-
-    def __setstate__(self, state: dict) -> None:
-        persistence.set_state(self, state)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

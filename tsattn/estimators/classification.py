@@ -24,6 +24,10 @@ __all__ = ["TSClassifier"]
 class TSClassifier(ClassifierMixin, CollectionEstimator):
     """Time-series classifier: a transformer encoder whose attention is a choice.
 
+    Most fits set four parameters, documented first below: ``attention`` (the variant),
+    ``max_steps`` (the budget), ``device`` and ``random_state``. The other defaults were chosen by
+    cross-validation on TRAIN splits; :doc:`/guide/parameters` gives each parameter's reason.
+
     ``X`` is ``(n, channels, length)``, ``(n, length)``, a list of ``(channels, length_i)`` arrays,
     an array with trailing-NaN padding, or an aeon/sktime collection; ``y`` holds ``n`` labels.
 

@@ -9,10 +9,12 @@ A parameter is a field of the estimator's dataclass, so the field is the constru
 constraints) and the documentation; an estimator that only changes a default writes
 ``d_model: int = default(32)`` and keeps the rest of the declaration. The attention
 hyperparameters (``beta``, ``scales``...) are declared by the variants
-(:mod:`tsattn.attention.hyperparameters`); here they are ``attention_param()`` fields whose
-constraints and documentation are read from those declarations. :func:`declare` turns a class
-into such a dataclass and derives ``_parameter_constraints`` and the Parameters section of its
-docstring from the fields.
+(:mod:`tsattn.attention.hyperparameters`) and nowhere here: a class that sets
+``_attention_fields = True`` (the estimators' base) gets an ``attention_param()`` field for every
+hyperparameter name of the registered variants, its constraints and documentation read from
+their declarations, so a new variant's hyperparameters become estimator parameters without an
+edit here. :func:`declare` turns a class into such a dataclass and derives
+``_parameter_constraints`` and the Parameters section of its docstring from the fields.
 """
 
 from __future__ import annotations
@@ -100,12 +102,16 @@ def _declaration(cls: type, name: str) -> tuple[type, dataclasses.Field]:
 
 
 def declared_params(cls: type) -> dict[str, ParamInfo]:
-    """Every parameter of estimator class ``cls``: the positional ones, then those the task adds,
-    then the shared ones (each in declaration order)."""
+    """Every parameter of estimator class ``cls``: the positional ones, then those users set most
+    (``cls._lead``, in its order), then those the task adds, then the shared ones (each in
+    declaration order)."""
     fields = dataclasses.fields(cls)
     origins = {f.name: _declaration(cls, f.name) for f in fields}
     shared = min((base for base, _ in origins.values()), key=lambda b: len(b.__mro__))
-    order = sorted(fields, key=lambda f: (f.kw_only, origins[f.name][0] is shared))
+    lead = list(getattr(cls, "_lead", ()))
+    order = sorted(fields, key=lambda f: (f.kw_only, f.name not in lead,
+                                          lead.index(f.name) if f.name in lead else 0,
+                                          origins[f.name][0] is shared))  # fmt: skip
     out = {}
     for f in order:
         origin = origins[f.name][1]
@@ -143,9 +149,24 @@ def _wrap(text: str, indent: int, width: int = 100) -> list[str]:
                          subsequent_indent=" " * indent, break_on_hyphens=False)  # fmt: skip
 
 
+def _add_attention_fields(cls: type) -> None:
+    """Give ``cls`` an ``attention_param()`` field for each hyperparameter name of the registered
+    attention variants that it has no field for (after its own, in the registry's order)."""
+    have = {f.name for f in dataclasses.fields(cls)} if dataclasses.is_dataclass(cls) else set()
+    annotations = dict(cls.__dict__.get("__annotations__", {}))
+    for name, declarations in hyperparameter_declarations().items():
+        if name not in have and name not in annotations:
+            annotations[name] = f"{next(iter(declarations)).type} | None"
+            setattr(cls, name, attention_param())
+    cls.__annotations__ = annotations
+
+
 def declare(cls: type[T]) -> type[T]:
-    """Make ``cls`` an estimator dataclass; set ``_parameter_constraints`` and document the
+    """Make ``cls`` an estimator dataclass (with the attention variants' hyperparameters as fields
+    where it sets ``_attention_fields``); set ``_parameter_constraints`` and document the
     parameters after the class docstring (before its ``Attributes`` section, if any)."""
+    if getattr(cls, "_attention_fields", False):
+        _add_attention_fields(cls)
     cls = dataclass(eq=False, repr=False)(cls)
     infos = declared_params(cls)
     cls._parameter_constraints = {n: list(i.constraint) for n, i in infos.items()}

@@ -12,8 +12,9 @@ A fitted estimator is saved in one of two ways, which hold the same state:
 Either way the network travels as a CPU ``state_dict`` and is rebuilt on load, on the saved device
 when it exists here and on the CPU otherwise (with a warning). Loading under other versions than
 those that saved the model warns with :class:`InconsistentVersionWarning`, naming both; a model
-format newer than this tsattn reads raises ``ValueError``. Both ways unpickle: load only files
-you trust.
+format newer than this tsattn reads raises ``ValueError``, and so does a model that set an option
+since removed to another value than its default (:func:`drop_removed`). Both ways unpickle: load
+only files you trust.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from typing import Any
 __all__ = [
     "FORMAT",
     "InconsistentVersionWarning",
+    "Persistent",
     "check_metadata",
     "drop_removed",
     "load",
@@ -231,3 +233,64 @@ def set_state(estimator: Any, state: dict) -> None:
     module = estimator._build_network()
     module.load_state_dict(torch.load(io.BytesIO(blob), map_location="cpu", weights_only=True))
     estimator.module_ = module.to(estimator.device_).eval()
+
+
+class Persistent:
+    """``save``, ``load`` and pickling for the estimators (their base class derives from this)."""
+
+    def save(self, path: str | os.PathLike) -> Path:
+        """Write this estimator to ``path``, with the versions of tsattn, torch and scikit-learn.
+
+        The file is a zip of ``metadata.json`` (model format, class, versions) and the pickled
+        estimator; :meth:`load` reads it back. Plain ``pickle``/``joblib`` work too and record the
+        same metadata (:mod:`tsattn.estimators.persistence`).
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The file to write (any name, e.g. ``"model.tsattn"``); an existing file is replaced.
+
+        Returns
+        -------
+        pathlib.Path
+            ``path``.
+        """
+        return save(self, path)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> Any:
+        """The estimator that :meth:`save` wrote to ``path``.
+
+        Loads on the saved device when it exists here, on the CPU otherwise (``UserWarning``).
+        The file is unpickled: load only files you trust.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            A file written by :meth:`save`.
+
+        Returns
+        -------
+        estimator
+            An instance of this class (``TSClassifier.load`` refuses a saved ``TSRegressor``).
+
+        Raises
+        ------
+        ValueError
+            When ``path`` is not such a file, or was written in a newer model format than this
+            tsattn reads (upgrade tsattn).
+        TypeError
+            When the file holds another estimator class.
+
+        Warns
+        -----
+        InconsistentVersionWarning
+            When the versions of tsattn, torch or scikit-learn differ from those that saved it.
+        """
+        return load(path, cls)
+
+    def __getstate__(self) -> dict:
+        return get_state(self)
+
+    def __setstate__(self, state: dict) -> None:
+        set_state(self, state)

@@ -25,13 +25,16 @@ __all__ = ["TSRegressor"]
 class TSRegressor(RegressorMixin, CollectionEstimator):
     """Time-series regressor (one or several targets per series); inputs as :class:`TSClassifier`.
 
+    Most fits set four parameters, documented first below: ``attention`` (the variant),
+    ``max_steps`` (the budget), ``device`` and ``random_state``. The other defaults were chosen by
+    cross-validation on TRAIN splits; :doc:`/guide/parameters` gives each parameter's reason.
+
     By default (``anchor='multirocket'``) a ridge regression on MultiRocket's features is fitted
-    first and the network learns what it misses. Targets are scaled (``target_scaling``) for training and
+    first and the network learns what it misses. Targets are standardised for training and
     mapped back at predict; the statistics are computed so that any finite float64 targets work,
-    however large. With a validation split (``validation_fraction > 0``, 0.2 by default: the
-    defaults were chosen by cross-validation, ``docs/results/regress/cv/``) the best epoch on the
-    held-out series is kept and their absolute errors calibrate :meth:`predict_interval` (split
-    conformal).
+    however large. With a validation split (``validation_fraction``, 0.2 by default) the best
+    epoch on the held-out series is kept and their absolute errors calibrate
+    :meth:`predict_interval` (split conformal).
 
     Attributes
     ----------
@@ -48,23 +51,14 @@ class TSRegressor(RegressorMixin, CollectionEstimator):
     # RMSE ratio to MiniRocket of 0.971 against 0.975 without a split; the split also calibrates
     # predict_interval
     validation_fraction: float = default(0.2)
+    _removed_params = {**CollectionEstimator._removed_params, "target_scaling": "standard"}
 
     loss: str = param(
         "huber", [StrOptions({"mse", "huber"})], "Training loss on the scaled targets: ``'mse'`` "
         "(squared error) or ``'huber'`` (squared within one scaled unit of the target, absolute "
         "beyond: ``torch.nn.functional.huber_loss`` with ``delta=1``), which lets a few far targets "
-        "pull less. ``'huber'`` is the default by 3-fold cross-validation on TRAIN of the 8 "
-        "regression tasks (``docs/results/regress/cv/``, ``rocket_v02_huber``): with the rocket "
-        "anchor and a 20% validation split, geometric mean RMSE ratio to ``MiniRocketRegressor`` "
-        "0.955 against 0.971 with ``'mse'``."
+        "pull less. Default ``'huber'`` (:ref:`parameters-regressor`)."
     )
-    target_scaling: str = param(
-        "standard", [StrOptions({"standard", "robust", "none"})], "How targets are scaled for "
-        "training: ``'standard'`` by their training mean and standard deviation, ``'robust'`` by "
-        "their median and interquartile range divided by 1.349 (the standard deviation of a normal "
-        "distribution), ``'none'`` not at all."
-    )
-
     anchor: str = param(
         "multirocket", [StrOptions({"none", "rocket", "multirocket"})], "A ridge regression fitted "
         "first, which the network corrects: it learns what the ridge's leave-one-out predictions "
@@ -72,10 +66,7 @@ class TSRegressor(RegressorMixin, CollectionEstimator):
         "on MultiRocket's features (aeon's transform, about 50,000 features; the penalty chosen "
         "by leave-one-out error, as aeon's ``MultiRocketRegressor``); ``'rocket'``: on MiniRocket's "
         "10,000 features (as ``MiniRocketRegressor``; faster); ``'none'``: the network alone. "
-        "``'multirocket'`` is the default by 3-fold cross-validation on TRAIN of the 8 regression "
-        "tasks (``docs/results/regress/cv/``, label ``multirocket``): geometric mean RMSE ratio to "
-        "``MiniRocketRegressor`` 0.902 against 0.954 with ``'rocket'`` (which had been chosen over "
-        "``'none'``, 0.984, where Tecator's smooth spectra reached 2.12)."
+        "Default ``'multirocket'`` (:ref:`parameters-regressor`)."
     )
 
     def fit(self, X, y) -> TSRegressor:
@@ -103,13 +94,6 @@ class TSRegressor(RegressorMixin, CollectionEstimator):
             peak = np.abs(y2).max(axis=0)
             self.target_mean_ = (y2 / peak).mean(axis=0) * peak
             std = (y2 / peak).std(axis=0) * peak
-        if self.target_scaling == "robust":
-            self.target_mean_ = np.median(y2, axis=0)
-            q1, q3 = np.percentile(y2, [25, 75], axis=0)
-            robust = (q3 - q1) / 1.349
-            std = np.where(np.isfinite(robust) & (robust > 1e-12), robust, std)
-        elif self.target_scaling == "none":
-            self.target_mean_, std = np.zeros(y2.shape[1]), np.ones(y2.shape[1])
         self.target_scale_ = np.where(std > 1e-12, std, 1.0)
         scaled = (y2 - self.target_mean_) / self.target_scale_
         return torch.as_tensor(scaled, dtype=torch.float32), y2.shape[1]

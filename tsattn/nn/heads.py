@@ -33,22 +33,16 @@ class PoolingHead(nn.Module):
     ones, after the same dropout.
     """
 
-    def __init__(self, d_model: int, n_outputs: int, dropout: float, with_max: bool = False,
-                 extra: int = 0) -> None:
+    def __init__(self, d_model: int, n_outputs: int, dropout: float, with_max: bool = False) -> None:
         super().__init__()
         self.with_max = with_max
         self.act = nn.GELU()
         self.dropout = Dropout(dropout)
-        self.linear = nn.Linear((2 if with_max else 1) * d_model + extra, n_outputs)
+        self.linear = nn.Linear((2 if with_max else 1) * d_model, n_outputs)
 
-    def forward(self, h: torch.Tensor, mask: torch.Tensor | None = None,
-                extra: torch.Tensor | None = None) -> torch.Tensor:
-        """``h (B, N, d_model)``, ``mask (B, N)`` bool True = real, ``extra (B, extra)`` or None
-        -> ``(B, n_outputs)``."""
-        pooled = masked_mean_max(self.dropout(self.act(h)), mask, self.with_max)
-        if extra is not None:
-            pooled = torch.cat([pooled, self.dropout(extra)], dim=1)
-        return self.linear(pooled)
+    def forward(self, h: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+        """``h (B, N, d_model)``, ``mask (B, N)`` bool True = real -> ``(B, n_outputs)``."""
+        return self.linear(masked_mean_max(self.dropout(self.act(h)), mask, self.with_max))
 
 
 class FlattenHead(nn.Module):

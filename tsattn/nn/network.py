@@ -32,9 +32,6 @@ class TSTransformer(EncoderTrunk):
     tokenizer : a tokeniser name of :data:`~tsattn.nn.tokenizers.TOKENIZERS` (``"step"``,
         ``"patch"``, ``"conv"``, ``"rocket"``, ``"conv_rocket"``) with ``tokenizer_params``, or a
         factory ``d_model -> tokeniser``.
-    stem_pool : the head also takes the mean and maximum of every halving block of the ``"conv"``
-        (or ``"conv_rocket"``) stem (:meth:`~tsattn.nn.tokenizers.ConvTokenizer.forward`,
-        ``pooled``): features at each resolution beside the encoded tokens. Pooling heads only.
     **trunk : the trunk's parameters (:class:`~tsattn.nn.trunk.EncoderTrunk`: attention, sizes,
         dropout, norm), every one given (no defaults here: the estimators declare them).
     """
@@ -48,18 +45,11 @@ class TSTransformer(EncoderTrunk):
         head: str,
         tokenizer: str | Callable[[int], nn.Module],
         tokenizer_params: dict[str, Any] | None = None,
-        stem_pool: bool = False,
         max_input_len: int | None = None,
         **trunk: Any,
     ) -> None:
         if head not in HEADS:
             raise ValueError(f"head must be one of {HEADS}, got {head!r}.")
-        if stem_pool and (head == "flatten" or tokenizer not in ("conv", "conv_rocket")):
-            raise ValueError(
-                f"stem_pool=True needs tokenizer='conv' or 'conv_rocket' and a pooling head, got "
-                f"tokenizer={tokenizer!r} and head={head!r}; use tokenizer='conv_rocket' with "
-                "head='meanmax' or 'pool'."
-            )
         if isinstance(tokenizer, str):
             tokenizer = tokenizer_factory(tokenizer, n_channels, tokenizer_params)
         super().__init__(tokenizer, max_len=max(max_len, max_input_len or 0), **trunk)
@@ -67,9 +57,7 @@ class TSTransformer(EncoderTrunk):
         if head == "flatten":
             self.head: nn.Module = FlattenHead(self.d_model, n_outputs, p, self.tokenizer.n_tokens(max_len))
         else:
-            extra = self.tokenizer.pooled_width if stem_pool else 0
-            self.head = PoolingHead(self.d_model, n_outputs, p, with_max=head == "meanmax", extra=extra)
-        self.stem_pool = bool(stem_pool)
+            self.head = PoolingHead(self.d_model, n_outputs, p, with_max=head == "meanmax")
 
     def forward(
         self, x: torch.Tensor, mask: torch.Tensor | None = None, need_weights: bool = False,
@@ -78,12 +66,6 @@ class TSTransformer(EncoderTrunk):
         """``x (B, N, n_channels)``, ``mask (B, N)`` bool True = real -> ``(B, n_outputs)``; with
         ``need_weights`` also each layer's attention weights ``(B, n_heads, N', N')``; ``fixed``:
         :meth:`fixed_features` of ``x`` computed beforehand (the same outputs, computed faster)."""
-        if not self.stem_pool:
-            h, mask, weights = self.encode(x, mask, need_weights, fixed)
-            out = self.head(h, mask)
-        else:
-            extra = {} if fixed is None else {"fixed": fixed}
-            tokens, mask, stem = self.tokenizer(x, mask, pooled=True, **extra)
-            h, mask, weights = self.encode_tokens(tokens, mask, need_weights)
-            out = self.head(h, mask, stem)
+        h, mask, weights = self.encode(x, mask, need_weights, fixed)
+        out = self.head(h, mask)
         return out if weights is None else (out, weights)

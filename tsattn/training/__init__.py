@@ -6,7 +6,7 @@ through :func:`predict`. Data lives on the device as padded tensors (:class:`Ten
 as one series cut into windows on the fly (:class:`WindowData`).
 """
 
-from tsattn.training.augment import MixUp, SliceAndScale
+from tsattn.training.augment import SliceAndScale
 from tsattn.training.callbacks import (
     LR_SCHEDULES,
     Callback,
@@ -21,7 +21,6 @@ from tsattn.training.device import PRECISIONS, autocast, resolve_device, seeded,
 from tsattn.training.fixed import cache_fixed_features, fit_levels
 from tsattn.training.loop import Budget, TrainResult, predict, train
 from tsattn.training.optim import adamw
-from tsattn.training.pretrain import MaskedReconstruction, pretrain
 from tsattn.training.threads import ThreadBudget
 from tsattn.training.windows import CovariateWindowData, WindowData
 
@@ -30,8 +29,6 @@ __all__ = [
     "EarlyStopping",
     "LRScheduler",
     "LR_SCHEDULES",
-    "MaskedReconstruction",
-    "MixUp",
     "NaNGuard",
     "PRECISIONS",
     "ProgressBar",
@@ -48,7 +45,6 @@ __all__ = [
     "cache_fixed_features",
     "fit_levels",
     "predict",
-    "pretrain",
     "resolve_device",
     "seeded",
     "torch_threads",

@@ -1,8 +1,7 @@
-"""Training-time augmentation of series batches: random window slicing and channel scaling, and
-mixup of series and their targets.
+"""Training-time augmentation of series batches: random window slicing and channel scaling.
 
-All are standard for classification with few training examples (window slicing: Le Guennec et
-al. 2016; magnitude scaling: Um et al. 2017; mixup: Zhang et al. 2018). They run on the training
+Both are standard for classification with few training examples (window slicing: Le Guennec et
+al. 2016; magnitude scaling: Um et al. 2017). They run on the training
 batches only, drawn from torch's global generator (seeded per fit by the estimator), never at
 prediction.
 """
@@ -11,7 +10,7 @@ from __future__ import annotations
 
 import torch
 
-__all__ = ["MixUp", "SliceAndScale"]
+__all__ = ["SliceAndScale"]
 
 
 class SliceAndScale:
@@ -94,36 +93,3 @@ def _slice(x: torch.Tensor, mask: torch.Tensor | None, share: torch.Tensor, at: 
     if mask is not None:
         x = x * mask[..., None].to(x.dtype)
     return x
-
-
-class MixUp:
-    """Mixup (Zhang et al. 2018): each batch is blended with a shuffled copy of itself.
-
-    One weight ``lam ~ Beta(alpha, alpha)`` per batch; the batch becomes
-    ``lam * x + (1 - lam) * x[perm]`` and the training loss
-    ``lam * loss(out, y) + (1 - lam) * loss(out, y[perm])`` (the loop does the second part). A padded
-    step stays padded only where both series are padded, so no real step is dropped.
-
-    Parameters
-    ----------
-    alpha : concentration of the Beta distribution, ``> 0``; small values (0.1-0.4) keep most
-        batches close to one of the two series.
-    """
-
-    def __init__(self, alpha: float) -> None:
-        if not alpha > 0:
-            raise ValueError(f"alpha must be > 0, got {alpha!r}.")
-        self.alpha = float(alpha)
-
-    def __call__(
-        self, x: torch.Tensor, mask: torch.Tensor | None
-    ) -> tuple[torch.Tensor, torch.Tensor | None, torch.Tensor, float]:
-        """``x (B, N, C)``, ``mask (B, N)`` or None -> the mixed ``x`` and ``mask``, the permutation
-        ``perm (B,)`` and ``lam``."""
-        alpha = torch.tensor(self.alpha)
-        lam = float(torch.distributions.Beta(alpha, alpha).sample())
-        perm = torch.randperm(x.shape[0], device=x.device)
-        x = lam * x + (1 - lam) * x[perm]
-        if mask is not None:
-            mask = mask | mask[perm]
-        return x, mask, perm, lam

@@ -77,15 +77,14 @@ class _Batches:
 
 
 def _train_round(module, loss_fn, data, optimizer, batches, precision, callbacks=(),
-                 estimator=None, step=0, max_steps=None, transform=None, mix=None,
-                 cache=None, refresh_fixed=True) -> tuple[float, int]:
+                 estimator=None, step=0, max_steps=None, transform=None,
+                 cache=None) -> tuple[float, int]:
     """The optimiser steps of one round (up to ``max_steps`` steps in all); returns the mean loss
     and the step count so far. The loss is summed on the device and read once, at the end of the
     round, and the batch indices go to the device without waiting for it, so no step waits for the
     device (on a GPU the host queues the next steps meanwhile). ``cache``: the network's fixed
     features of every series of ``data`` (:func:`~tsattn.training.cache_fixed_features`),
-    recomputed only for the series the augmentation changes (``refresh_fixed``) or kept for them
-    too."""
+    recomputed only for the series the augmentation changes."""
     module.train()
     skip_singletons = len(data) > 1 and _has_batchnorm(module)
     total, seen = None, 0
@@ -95,19 +94,12 @@ def _train_round(module, loss_fn, data, optimizer, batches, precision, callbacks
         idx = torch.from_numpy(np.asarray(idx_np)).to(data.x.device, non_blocking=True)
         x, mask = data.batch(idx, rows=idx_np)
         fixed = None if cache is None else cache[idx]
-        if transform is not None and fixed is not None and not refresh_fixed:
-            x = transform(x, mask)  # the features of the series as given, augmented or not
-        elif transform is not None:
+        if transform is not None:
             x, fixed = _augment(module, transform, x, mask, fixed, data.x.shape[1])
         y = data.y[idx]
-        if mix is not None:
-            x, mask, perm, lam = mix(x, mask)
-            fixed = None  # mixed series: their features are computed in the forward pass
         with autocast(data.x.device, precision):
             output = (module(x, mask) if fixed is None else module(x, mask, fixed=fixed)).float()
         loss = loss_fn(output, y)
-        if mix is not None:
-            loss = lam * loss + (1 - lam) * loss_fn(output, y[perm])
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()
@@ -156,13 +148,11 @@ def train(
     max_steps: int | None = None,
     round_steps: int | None = None,
     transform: Callable[[torch.Tensor, torch.Tensor | None], torch.Tensor] | None = None,
-    mix: Callable | None = None,
     callbacks: Sequence[Callback] = (),
     estimator: Any = None,
     precision: str = "float32",
     score_fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor] | None = None,
     cache_bytes: int = CACHE_BYTES,
-    refresh_fixed: bool = True,
 ) -> TrainResult:
     """Train ``module`` in place for up to ``max_rounds`` rounds and ``max_steps`` optimiser steps.
 
@@ -172,9 +162,8 @@ def train(
     on ``valid_data``, then a record (``round``, ``epoch`` (passes over the training samples so
     far), ``step``, ``lr``, ``train_loss``, ``valid_loss``, ``valid_score``, ``best``, ``dur``)
     appended to the history and given to every callback's ``on_epoch_end`` in order
-    (``on_step_end`` runs after every optimiser step; ``transform(x, mask)`` augments each training batch, then ``mix(x, mask)`` (e.g.
-    :class:`~tsattn.training.MixUp`) blends it with a permutation of itself, returning
-    ``(x, mask, perm, lam)``, and the loss becomes ``lam * loss(y) + (1 - lam) * loss(y[perm])``);
+    (``on_step_end`` runs after every optimiser step; ``transform(x, mask)`` augments each training
+    batch);
     training stops after ``max_rounds``, after ``max_steps`` steps (mid-round), when a callback
     returns True, or on Ctrl-C (``KeyboardInterrupt``: a warning, and the result says so).
     Every callback's ``on_train_end`` runs however training ends. ``precision``: see
@@ -182,9 +171,7 @@ def train(
     (:mod:`tsattn.training.fixed`) gets those of every training series computed once, when they
     take at most ``cache_bytes`` (0: computed in every step); a ``transform`` with an ``apply(x,
     mask) -> (x, rows)`` method (:class:`~tsattn.training.SliceAndScale`) says which rows it
-    changed, and only theirs are recomputed; ``refresh_fixed=False`` keeps the cached features of
-    the unchanged series for the augmented ones too (the fixed features then never see the
-    augmentation, and no training step computes any).
+    changed, and only theirs are recomputed.
     """
     result = TrainResult()
     step = 0
@@ -198,7 +185,7 @@ def train(
             lr = optimizer.param_groups[0]["lr"]
             train_loss, step = _train_round(
                 module, loss_fn, train_data, optimizer, batches.next_round(), precision,
-                callbacks, estimator, step, max_steps, transform, mix, cache, refresh_fixed,
+                callbacks, estimator, step, max_steps, transform, cache,
             )
             valid_loss = valid_score = None
             if valid_data is not None:
