@@ -104,6 +104,16 @@ def test_future_covariates_are_read_and_past_ones_never_after_the_origin():
     changed[:, 48:, 1] += 50.0
     np.testing.assert_allclose(model.predict(y_ctx, X=x_win), model.predict(y_ctx, X=changed), rtol=1e-10)
     assert model.predict(y_ctx, X=x_win).shape == (3, 12, 1)
+    with pytest.raises(ValueError, match="X needs 60"):
+        model.predict(y_ctx, X=x_win[:, :48])
+    # past-only covariates: X with the context's rows, or with the horizon's too (not read), and
+    # its rows line up with y's from the first (a longer context is cut from the end of both)
+    past = TSForecaster(horizon=12, context_length=48, **FAST).fit(df)
+    y_long = np.stack([s.y.to_numpy()[i : i + 60] for i in range(3)])
+    x_long = np.stack([s[["load_fc", "temp"]].to_numpy()[i : i + 72] for i in range(3)])
+    expected = past.predict(y_long[:, -48:], X=x_long[:, 12:60])
+    np.testing.assert_allclose(past.predict(y_long, X=x_long[:, :60]), expected, rtol=1e-10)
+    np.testing.assert_allclose(past.predict(y_long, X=x_long), expected, rtol=1e-10)
 
 
 def test_covariates_lower_the_error_where_they_drive_the_target():

@@ -106,6 +106,7 @@ def read_predict_input(est: Any, y: Any, X: Any) -> Contexts:
     if getattr(y, "ndim", np.ndim(y)) == 3:  # a batch of windows
         contexts = series_io.as_windows(y, c, "y_context", type(est).__name__)
         series_io.check_length(contexts[0], ctx_len, 0, "y_context")
+        length = contexts.shape[1]  # X's rows line up with y's, the horizon's after them
         contexts = contexts[:, -ctx_len:]
         future = None
         if k:
@@ -117,15 +118,17 @@ def read_predict_input(est: Any, y: Any, X: Any) -> Contexts:
                 raise ValueError(f"X must have shape (n_windows, context_length [+ horizon], {k}) "
                                  f"= ({len(contexts)}, {ctx_len} [+ {horizon}], {k}); got "
                                  f"{x_win.shape}.")
-            need = ctx_len + horizon if future_names else ctx_len
-            if x_win.shape[1] < need:
-                raise ValueError(f"X has {x_win.shape[1]} rows per window; {need} are needed (the "
-                                 "context's rows" + (f" and the {horizon} rows of the future "
-                                 f"covariates {future_names})." if future_names else ")."))
-            n_ctx = x_win.shape[1] - horizon if future_names else x_win.shape[1]
-            contexts = np.concatenate([contexts, x_win[:, n_ctx - ctx_len : n_ctx]], axis=2)
+            allowed = (length + horizon,) if future_names else (length, length + horizon)
+            if x_win.shape[1] not in allowed:
+                raise ValueError(
+                    f"X has {x_win.shape[1]} rows per window; y's windows have {length}, so X needs "
+                    + (f"{length + horizon} (theirs and the {horizon} rows of the future "
+                       f"covariates {future_names})." if future_names else
+                       f"{length} (theirs), or {length + horizon} with the horizon's rows, which "
+                       "are not read."))  # fmt: skip
+            contexts = np.concatenate([contexts, x_win[:, length - ctx_len : length]], axis=2)
             if future_names:
-                future = x_win[:, n_ctx:, list(est.future_)]
+                future = x_win[:, length : length + horizon, list(est.future_)]
         if long_fit:  # no per-series statistics for windows: each window's own
             mean, scale = standardise(list(contexts))
         else:
@@ -139,7 +142,7 @@ def read_predict_input(est: Any, y: Any, X: Any) -> Contexts:
     check_channels(values.shape[1], c, "y_context", type(est).__name__)
     if k:
         past = X
-        if future_names and X is not None and len(X) == len(values) + horizon:
+        if X is not None and len(X) == len(values) + horizon:  # the horizon's rows after
             past = X.iloc[: len(values)] if hasattr(X, "iloc") else np.asarray(X)[: len(values)]
         if past is None or len(past) < len(values):
             raise ValueError(f"predict(y_context, X) needs the covariates {est.covariates_} for "
