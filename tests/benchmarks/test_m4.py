@@ -103,3 +103,14 @@ def test_statsforecast_seasonal_naive_matches_ours(tmp_path, shared_datasets):
                  test_path, tmp_path / "o", progress=False)  # fmt: skip
     assert (res["status"] == "ok").all()
     assert res["smape"].iloc[0] == pytest.approx(res["smape"].iloc[1])
+
+
+def test_cli_runs_and_names_a_missing_test_file(tmp_path, shared_datasets, capsys):
+    from tsattn.cli import main
+
+    train_path, test_path = _few_series(tmp_path, shared_datasets, n=2)
+    assert main(["bench", "m4", "--train", str(train_path), "--test", str(test_path), "--split", "test",
+                 "--models", "naive2", "--out", str(tmp_path / "o"), "-q"]) == 0  # fmt: skip
+    assert "| test | naive2 | 1 |" in capsys.readouterr().out
+    assert main(["bench", "m4", "--train", str(train_path), "--split", "test"]) != 0
+    assert "--split test needs --test" in capsys.readouterr().err
