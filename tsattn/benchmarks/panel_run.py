@@ -8,7 +8,9 @@ from __future__ import annotations
 import json
 import os
 import platform
+import signal
 import subprocess
+import threading
 import time
 import traceback
 from collections.abc import Callable
@@ -67,11 +69,16 @@ class RunRecord:
             "started": _now(), "status": "running", "pid": self.pid,
         }  # fmt: skip
         self._update(append=True)
+        self._previous = None
+        if threading.current_thread() is threading.main_thread():  # `kill PID` ends as Ctrl-C does
+            self._previous = signal.signal(signal.SIGTERM, _terminated)
 
     def finish(self, status: str) -> None:
         """Record the end of this run: ``finished``, ``interrupted`` or ``failed: ...``."""
         self.entry.update(status=status, ended=_now())
         self._update(append=False)
+        if self._previous is not None:
+            signal.signal(signal.SIGTERM, self._previous)
 
     def _update(self, append: bool) -> None:
         with file_lock(self.path):
@@ -80,8 +87,15 @@ class RunRecord:
                 runs.append(self.entry)
             else:
                 mine = [i for i, r in enumerate(runs) if r.get("pid") == self.pid and r["status"] == "running"]
-                runs[mine[-1] if mine else len(runs) - 1] = self.entry
+                if mine:
+                    runs[mine[-1]] = self.entry
+                else:  # the file was replaced meanwhile: keep this run's entry all the same
+                    runs.append(self.entry)
             self.path.write_text(json.dumps({"runs": runs}, indent=2, default=repr) + "\n", encoding="utf-8")
+
+
+def _terminated(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt(f"terminated by signal {signum}")
 
 
 def _now() -> str:
