@@ -26,7 +26,13 @@ import numpy as np
 import pandas as pd
 from numpy.lib.stride_tricks import sliding_window_view
 
-from tsattn.benchmarks.panel_run import RunRecord, done_keys, markdown_table, try_model, write_row
+from tsattn.benchmarks.panel_run import (
+    done_keys,
+    markdown_table,
+    recorded_run,
+    try_model,
+    write_row,
+)
 
 __all__ = ["EPFBenchmark", "EPFData", "PUBLISHED", "read_epf", "run_epf", "write_epf_report"]
 
@@ -206,9 +212,7 @@ def run_epf(config: EPFBenchmark, paths: dict[str, str | Path], out: Path, comma
     name -> CSV file), a row each; a model that raises gets its error in the row. Then the report."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    record = RunRecord(out, command, {**asdict(config), "markets": sorted(paths)})
-    status = "interrupted"
-    try:
+    with recorded_run(out, command, {**asdict(config), "markets": sorted(paths)}):
         done = done_keys(out / "results.csv", ["market", "split", "setting", "model", "seed"])
         for market, path in paths.items():
             data = EPFData(read_epf(path), config.context, config.horizon)
@@ -225,15 +229,7 @@ def run_epf(config: EPFBenchmark, paths: dict[str, str | Path], out: Path, comma
                         if pred is not None:
                             scored, state, _ = try_model(partial(_score, data, config.split, pred))
                             row.update(scored or {}, status=state)
-                        write_row(out / "results.csv", row, COLUMNS)
-                        if progress:
-                            print({k: row.get(k) for k in COLUMNS}, flush=True)
-        status = "finished"
-    except Exception as err:
-        status = f"failed: {type(err).__name__}: {err}"
-        raise
-    finally:
-        record.finish(status)
+                        write_row(out / "results.csv", row, COLUMNS, progress)
     write_epf_report(out)
     return pd.read_csv(out / "results.csv")
 

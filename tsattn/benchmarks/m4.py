@@ -21,7 +21,13 @@ import numpy as np
 import pandas as pd
 
 from tsattn.benchmarks import m4_scores as sc
-from tsattn.benchmarks.panel_run import RunRecord, done_keys, markdown_table, try_model, write_row
+from tsattn.benchmarks.panel_run import (
+    done_keys,
+    markdown_table,
+    recorded_run,
+    try_model,
+    write_row,
+)
 
 __all__ = ["M4Benchmark", "PUBLISHED", "read_m4", "run_m4", "score_forecasts", "write_m4_report"]
 
@@ -170,9 +176,7 @@ def run_m4(config: M4Benchmark, train_path: str | Path, test_path: str | Path | 
     file is read only for ``split='test'``. Returns the results."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    record = RunRecord(out, command, asdict(config))
-    status = "interrupted"
-    try:
+    with recorded_run(out, command, asdict(config)):
         train, test = read_m4(train_path, test_path if config.split == "test" else None)
         fit, target = split_panel(train, test, config.split, config.horizon)
         done = done_keys(out / "results.csv", ["split", "model", "seed"])
@@ -190,15 +194,7 @@ def run_m4(config: M4Benchmark, train_path: str | Path, test_path: str | Path | 
                         (out / "forecasts").mkdir(exist_ok=True)
                         name = f"{config.split}_{model.replace(':', '-')}_{seed}.csv.gz"
                         pred.to_csv(out / "forecasts" / name, index=False)
-                write_row(out / "results.csv", row, COLUMNS)
-                if progress:
-                    print({k: row.get(k) for k in COLUMNS}, flush=True)
-        status = "finished"
-    except Exception as err:
-        status = f"failed: {type(err).__name__}: {err}"
-        raise
-    finally:
-        record.finish(status)
+                write_row(out / "results.csv", row, COLUMNS, progress)
     write_m4_report(out)
     return pd.read_csv(out / "results.csv")
 

@@ -13,7 +13,8 @@ import subprocess
 import threading
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,7 @@ import pandas as pd
 from tsattn._filelock import file_lock
 from tsattn.benchmarks import append_row
 
-__all__ = ["RunRecord", "done_keys", "markdown_table", "try_model", "write_row"]
+__all__ = ["RunRecord", "done_keys", "markdown_table", "recorded_run", "try_model", "write_row"]
 
 
 def _git(*args: str) -> str:
@@ -126,9 +127,28 @@ def try_model(fn: Callable[[], Any]) -> tuple[Any, str, float]:
     return result, "ok", time.perf_counter() - t0
 
 
-def write_row(path: Path, row: dict[str, Any], columns: list[str]) -> None:
-    """Append ``row`` to the results CSV (see :func:`tsattn.benchmarks.append_row`)."""
+def write_row(path: Path, row: dict[str, Any], columns: list[str], progress: bool = False) -> None:
+    """Append ``row`` to the results CSV (see :func:`tsattn.benchmarks.append_row`); with
+    ``progress``, print its ``columns``."""
     append_row(Path(path), row, columns)
+    if progress:
+        print({k: row.get(k) for k in columns}, flush=True)
+
+
+@contextmanager
+def recorded_run(out: Path, command: str, config: dict[str, Any]) -> Iterator[RunRecord]:
+    """A :class:`RunRecord` for the ``with`` block: ``finished`` when it ends, ``interrupted`` on
+    Ctrl-C or SIGTERM, ``failed: <error>`` when it raises (the error propagates)."""
+    record = RunRecord(out, command, config)
+    status = "interrupted"
+    try:
+        yield record
+        status = "finished"
+    except Exception as err:
+        status = f"failed: {type(err).__name__}: {err}"
+        raise
+    finally:
+        record.finish(status)
 
 
 def markdown_table(frame: pd.DataFrame, floatfmt: str = ".3f") -> str:

@@ -497,6 +497,31 @@ def _fit_time_versions(args: argparse.Namespace) -> int:
     return 0
 
 
+def _panel_arguments(p: argparse.ArgumentParser, models: list[str], choices: str, out: str) -> None:
+    """The options ``bench m4`` and ``bench epf`` share."""
+    p.add_argument("--split", choices=["val", "test"], default="val")
+    p.add_argument("--models", nargs="+", default=models,
+                   help=f"{choices} (default: {' '.join(models)})")
+    p.add_argument("--seeds", type=nonnegative_int, nargs="+", default=[0],
+                   help="seeds of the networks (nf:*, tsattn)")
+    p.add_argument("--max-steps", type=positive_int, default=1000,
+                   help="optimiser steps of each neuralforecast peer (default %(default)s)")
+    p.add_argument("--threads", type=positive_int, default=1, help="torch threads (default 1)")
+    p.add_argument("--out", type=Path, default=Path(out))
+    p.add_argument("-q", "--quiet", action="store_true")
+
+
+def _panel_setup(args: argparse.Namespace) -> tuple[Path, str]:
+    """Torch's threads, the output folder (checked writable) and the recorded command."""
+    import shlex
+
+    import torch
+
+    torch.set_num_threads(args.threads)
+    out = output_dir(args.out)
+    return out, "tsattn " + " ".join(shlex.quote(a) for a in getattr(args, "argv", []))
+
+
 def _register_m4(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "m4",
@@ -512,36 +537,22 @@ def _register_m4(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--train", type=Path, required=True, help="Hourly-train.csv")
     p.add_argument("--test", type=Path, help="Hourly-test.csv (read with --split test only)")
-    p.add_argument("--split", choices=["val", "test"], default="val")
-    p.add_argument("--models", nargs="+", default=["naive1", "snaive", "naive2"],
-                   help="naive1 snaive naive2 sf:AutoETS sf:AutoTheta sf:MSTL sf:SeasonalNaive "
-                   "nf:NHITS nf:PatchTST tsattn (default: the three M4 naive benchmarks)")
-    p.add_argument("--seeds", type=nonnegative_int, nargs="+", default=[0],
-                   help="seeds of the networks (nf:*, tsattn)")
-    p.add_argument("--max-steps", type=positive_int, default=1000,
-                   help="optimiser steps of each neuralforecast peer (default %(default)s)")
+    _panel_arguments(p, ["naive1", "snaive", "naive2"], "naive1 snaive naive2 sf:AutoETS "
+                     "sf:AutoTheta sf:MSTL sf:SeasonalNaive nf:NHITS nf:PatchTST tsattn",
+                     "results/bench/m4_hourly")  # fmt: skip
     p.add_argument("--input-size", type=positive_int, default=168,
                    help="context of the neuralforecast peers (default %(default)s)")
-    p.add_argument("--threads", type=positive_int, default=1, help="torch threads (default 1)")
-    p.add_argument("--out", type=Path, default=Path("results/bench/m4_hourly"))
-    p.add_argument("-q", "--quiet", action="store_true")
     p.set_defaults(func=_m4)
 
 
 def _m4(args: argparse.Namespace) -> int:
-    import shlex
-
-    import torch
-
     from tsattn.benchmarks.m4 import M4Benchmark, run_m4
 
     if args.split == "test" and args.test is None:
         raise CommandError("--split test needs --test (the Hourly-test.csv file)")
-    torch.set_num_threads(args.threads)
     config = M4Benchmark(models=args.models, seeds=args.seeds, split=args.split,
                          input_size=args.input_size, max_steps=args.max_steps)  # fmt: skip
-    out = output_dir(args.out)
-    command = "tsattn " + " ".join(shlex.quote(a) for a in getattr(args, "argv", []))
+    out, command = _panel_setup(args)
     run_m4(config, args.train, args.test, out, command=command, progress=not args.quiet)
     print((out / "results.md").read_text(encoding="utf-8"))
     return 0
@@ -561,37 +572,22 @@ def _register_epf(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--markets", nargs="+", type=Path, required=True, metavar="CSV",
                    help="EPF market files (date, covariates, OT), named by their stem: NP.csv ...")
-    p.add_argument("--split", choices=["val", "test"], default="val")
     p.add_argument("--settings", nargs="+", choices=["past", "future"], default=["past", "future"])
-    p.add_argument("--models", nargs="+", default=["naive_day", "naive_week", "ridge"],
-                   help="naive_day naive_week ridge nf:NHITS nf:TiDE nf:PatchTST tsattn "
-                   "(default: the naive forecasts and the ridge)")
-    p.add_argument("--seeds", type=nonnegative_int, nargs="+", default=[0],
-                   help="seeds of the networks (nf:*, tsattn)")
-    p.add_argument("--max-steps", type=positive_int, default=1000,
-                   help="optimiser steps of each neuralforecast peer (default %(default)s)")
-    p.add_argument("--threads", type=positive_int, default=1, help="torch threads (default 1)")
-    p.add_argument("--out", type=Path, default=Path("results/bench/epf"))
-    p.add_argument("-q", "--quiet", action="store_true")
+    _panel_arguments(p, ["naive_day", "naive_week", "ridge"], "naive_day naive_week ridge nf:NHITS "
+                     "nf:TiDE nf:PatchTST tsattn", "results/bench/epf")  # fmt: skip
     p.set_defaults(func=_epf)
 
 
 def _epf(args: argparse.Namespace) -> int:
-    import shlex
-
-    import torch
-
     from tsattn.benchmarks.epf import EPFBenchmark, run_epf
 
-    paths = {Path(m).stem: m for m in args.markets}
     missing = [str(m) for m in args.markets if not Path(m).is_file()]
     if missing:
         raise CommandError(f"--markets: no such file {missing}")
-    torch.set_num_threads(args.threads)
     config = EPFBenchmark(models=args.models, settings=args.settings, seeds=args.seeds,
                           split=args.split, max_steps=args.max_steps)  # fmt: skip
-    out = output_dir(args.out)
-    command = "tsattn " + " ".join(shlex.quote(a) for a in getattr(args, "argv", []))
-    run_epf(config, paths, out, command=command, progress=not args.quiet)
+    out, command = _panel_setup(args)
+    run_epf(config, {Path(m).stem: m for m in args.markets}, out, command=command,
+            progress=not args.quiet)  # fmt: skip
     print((out / "results.md").read_text(encoding="utf-8"))
     return 0
