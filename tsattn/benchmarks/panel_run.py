@@ -156,6 +156,8 @@ def markdown_table(frame: pd.DataFrame, floatfmt: str = ".3f") -> str:
     cols = list(frame.columns)
 
     def cell(v: Any) -> str:
+        if v is pd.NA:
+            return "-"
         if isinstance(v, float):
             return "-" if v != v else format(v, floatfmt)
         return str(v)
