@@ -66,3 +66,14 @@ def test_real_markets_give_timexers_window_counts(shared_datasets):
         data = EPFData(frame, 168, 24)
         assert len(frame) == 52416 and len(data.covariates) == 2
         assert len(data.windows("test")[0]) == 10460 and len(data.windows("val")[0]) == 5219
+
+
+@pytest.mark.slow
+def test_neuralforecast_peers_read_their_covariates_on_a_short_market(tmp_path):
+    pytest.importorskip("neuralforecast")
+    path = tmp_path / "XX.csv"
+    _market(n=900).to_csv(path, index=False)
+    config = EPFBenchmark(models=["nf:NHITS", "nf:PatchTST"], split="test", max_steps=2)
+    res = run_epf(config, {"XX": path}, tmp_path / "o", progress=False)
+    assert list(res["setting"]) == ["past", "future", "none"]
+    assert (res["status"] == "ok").all() and (res["n_windows"] == 180 + 168 - 192 + 1).all()

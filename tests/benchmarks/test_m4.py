@@ -114,3 +114,12 @@ def test_cli_runs_and_names_a_missing_test_file(tmp_path, shared_datasets, capsy
     assert "| test | naive2 | 1 |" in capsys.readouterr().out
     assert main(["bench", "m4", "--train", str(train_path), "--split", "test"]) != 0
     assert "--split test needs --test" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_a_global_neuralforecast_peer_forecasts_every_series(tmp_path, shared_datasets):
+    pytest.importorskip("neuralforecast")
+    train_path, test_path = _few_series(tmp_path, shared_datasets, n=3)
+    config = M4Benchmark(models=["nf:NHITS"], split="val", max_steps=2)
+    res = run_m4(config, train_path, None, tmp_path / "o", progress=False)
+    assert res["status"].iloc[0] == "ok" and res["n_series"].iloc[0] == 3
