@@ -69,7 +69,7 @@ def test_naive_benchmarks_reproduce_the_published_hourly_scores(shared_datasets)
         pred = _forecaster(M4Benchmark(), model, 0)(fit)
         s = score_forecasts(fit, target, pred, 24)
         got[model] = (round(s["smape"], 3), round(s["mase"], 3))
-    # the M4 paper, Table 4, Hourly
+    # the M4 paper's Hourly rows
     assert got == {"naive1": (43.003, 11.608), "snaive": (13.912, 1.193), "naive2": (18.383, 2.395)}
 
 
