@@ -159,7 +159,9 @@ def _neural(data: EPFData, setting: str, split: str, model: str, seed: int, max_
     extra = {"windows_batch_size": 256} if model == "nf:PatchTST" else {}
     net = nf_model(model[3:], data.horizon, data.context, max_steps, seed, **exog, **extra)
     pred = nf_fit_predict(net, train, predict_df=df, futr_df=futr)
-    pred = pred.sort_values(["unique_id", "ds"])
+    pred = pred.assign(unique_id=pred["unique_id"].astype(int)).sort_values(["unique_id", "ds"])
+    if not np.array_equal(pred["unique_id"].to_numpy()[:: data.horizon], np.arange(len(df) // data.context)):
+        raise ValueError("neuralforecast did not return one forecast of every window")
     return pred["y"].to_numpy(float).reshape(-1, data.horizon)
 
 
