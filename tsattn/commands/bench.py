@@ -37,6 +37,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _register_regress(sub)
     _register_fit_time(sub)
     _register_kernels(sub)
+    _register_m4(sub)
+    _register_epf(sub)
 
 
 def _register_epoch(sub: argparse._SubParsersAction) -> None:
@@ -504,4 +506,100 @@ def _fit_time_versions(args: argparse.Namespace) -> int:
     print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
     print(json.dumps(totals, indent=2))
     print(f"wrote {out / 'fit_time.csv'}, summary.csv and summary.json")
+    return 0
+
+
+def _panel_arguments(p: argparse.ArgumentParser, models: list[str], choices: str, out: str) -> None:
+    """The options ``bench m4`` and ``bench epf`` share."""
+    p.add_argument("--split", choices=["val", "test"], default="val")
+    p.add_argument("--models", nargs="+", default=models,
+                   help=f"{choices} (default: {' '.join(models)})")
+    p.add_argument("--seeds", type=nonnegative_int, nargs="+", default=[0],
+                   help="seeds of the networks (nf:*, tsattn)")
+    p.add_argument("--max-steps", type=positive_int, default=1000,
+                   help="optimiser steps of each neuralforecast peer (default %(default)s)")
+    p.add_argument("--threads", type=positive_int, default=1, help="torch threads (default 1)")
+    p.add_argument("--out", type=Path, default=Path(out))
+    p.add_argument("-q", "--quiet", action="store_true")
+
+
+def _panel_setup(args: argparse.Namespace) -> tuple[Path, str]:
+    """Torch's threads, the output folder (checked writable) and the recorded command."""
+    import shlex
+
+    import torch
+
+    torch.set_num_threads(args.threads)
+    out = output_dir(args.out)
+    return out, "tsattn " + " ".join(shlex.quote(a) for a in getattr(args, "argv", []))
+
+
+def _register_m4(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "m4",
+        help="M4 Hourly under the competition's rules: TSForecaster vs statsforecast and "
+        "neuralforecast peers",
+        description=(
+            "sMAPE, MASE (m = 24) and OWA against Naive2 (the M4 benchmarks, reproduced) of every "
+            "--models on the M4 Hourly panel (the competition's wide CSV files). --split val holds "
+            "out the last 48 steps of each training series and never opens the test file; --split "
+            "test scores the test file. Rows are appended to OUT/results.csv as models finish; "
+            "rerun the same command to resume; a model that raises gets a row with its error."
+        ),
+    )
+    p.add_argument("--train", type=Path, required=True, help="Hourly-train.csv")
+    p.add_argument("--test", type=Path, help="Hourly-test.csv (read with --split test only)")
+    _panel_arguments(p, ["naive1", "snaive", "naive2"], "naive1 snaive naive2 sf:AutoETS "
+                     "sf:AutoTheta sf:MSTL sf:SeasonalNaive nf:NHITS nf:PatchTST tsattn",
+                     "results/bench/m4_hourly")  # fmt: skip
+    p.add_argument("--input-size", type=positive_int, default=168,
+                   help="context of the neuralforecast peers (default %(default)s)")
+    p.set_defaults(func=_m4)
+
+
+def _m4(args: argparse.Namespace) -> int:
+    from tsattn.benchmarks.m4 import M4Benchmark, run_m4
+
+    if args.split == "test" and args.test is None:
+        raise CommandError("--split test needs --test (the Hourly-test.csv file)")
+    config = M4Benchmark(models=args.models, seeds=args.seeds, split=args.split,
+                         input_size=args.input_size, max_steps=args.max_steps)  # fmt: skip
+    out, command = _panel_setup(args)
+    run_m4(config, args.train, args.test, out, command=command, progress=not args.quiet)
+    print((out / "results.md").read_text(encoding="utf-8"))
+    return 0
+
+
+def _register_epf(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "epf",
+        help="EPF day-ahead prices under TimeXer's protocol, past-only and future-known covariates",
+        description=(
+            "70/10/20 split by rows, every column standardised with TRAIN statistics, context 168, "
+            "horizon 24, every window of the scored split; MSE/MAE of the standardised price, in "
+            "two settings: past (covariates' context only, TimeXer's) and future (the day-ahead "
+            "covariates of the 24 target hours known too). Rows are appended to OUT/results.csv; "
+            "rerun to resume; a model that raises gets a row with its error."
+        ),
+    )
+    p.add_argument("--markets", nargs="+", type=Path, required=True, metavar="CSV",
+                   help="EPF market files (date, covariates, OT), named by their stem: NP.csv ...")
+    p.add_argument("--settings", nargs="+", choices=["past", "future"], default=["past", "future"])
+    _panel_arguments(p, ["naive_day", "naive_week", "ridge"], "naive_day naive_week ridge nf:NHITS "
+                     "nf:TiDE nf:PatchTST tsattn", "results/bench/epf")  # fmt: skip
+    p.set_defaults(func=_epf)
+
+
+def _epf(args: argparse.Namespace) -> int:
+    from tsattn.benchmarks.epf import EPFBenchmark, run_epf
+
+    missing = [str(m) for m in args.markets if not Path(m).is_file()]
+    if missing:
+        raise CommandError(f"--markets: no such file {missing}")
+    config = EPFBenchmark(models=args.models, settings=args.settings, seeds=args.seeds,
+                          split=args.split, max_steps=args.max_steps)  # fmt: skip
+    out, command = _panel_setup(args)
+    run_epf(config, {Path(m).stem: m for m in args.markets}, out, command=command,
+            progress=not args.quiet)  # fmt: skip
+    print((out / "results.md").read_text(encoding="utf-8"))
     return 0

@@ -1,0 +1,270 @@
+"""Day-ahead electricity prices (EPF: NP, PJM, BE) under TimeXer's protocol, with peers in the
+same run (``tsattn bench epf``).
+
+Protocol (Wang et al., TimeXer, NeurIPS 2024, short-term forecasting with exogenous variables):
+rows split 70/10/20 in time (``train = int(0.7 n)``, ``test = int(0.2 n)``, validation the rest);
+every column standardised with TRAIN statistics; context 168, horizon 24; every window of the scored
+split at stride 1, the first starting 168 rows before the split; MSE and MAE of the standardised
+price. Two settings: ``past`` (the covariates' context rows only, TimeXer's) and ``future`` (the
+day-ahead load/generation forecasts also known for the 24 target hours, the market's own setting).
+Models that read no covariates run once, under setting ``none``.
+
+Models: ``naive_day`` (the previous day's 24 prices), ``naive_week`` (the same hours a week
+before), ``ridge`` (a LEAR-style linear model: ridge regression of the 24 prices on the context's
+prices and covariates, plus the covariates' horizon rows in the ``future`` setting, its penalty
+chosen on the validation windows), ``nf:NHITS`` and ``nf:TiDE`` (covariates through
+``hist_exog_list`` / ``futr_exog_list``), ``nf:PatchTST`` (none) and ``tsattn``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from functools import partial
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from numpy.lib.stride_tricks import sliding_window_view
+
+from tsattn.benchmarks.panel_run import (
+    done_keys,
+    markdown_table,
+    recorded_run,
+    try_model,
+    write_row,
+)
+
+__all__ = ["EPFBenchmark", "EPFData", "PUBLISHED", "read_epf", "run_epf", "write_epf_report"]
+
+COLUMNS = ["market", "split", "setting", "model", "seed", "mse", "mae", "n_windows", "seconds", "status"]
+COVARIATE_FREE = ("naive_day", "naive_week", "nf:PatchTST")
+
+#: TimeXer (Wang et al., NeurIPS 2024), Table 2 (short-term EPF, past-only covariates), as in its
+#: repository's figure ``Result_EPF.png``: (market, model, MSE, MAE).
+PUBLISHED = [
+    ("NP", "TimeXer", 0.236, 0.268), ("NP", "iTransformer", 0.265, 0.300),
+    ("NP", "PatchTST", 0.267, 0.284), ("NP", "DLinear", 0.309, 0.321),
+    ("PJM", "TimeXer", 0.093, 0.192), ("PJM", "iTransformer", 0.097, 0.197),
+    ("PJM", "PatchTST", 0.106, 0.209), ("PJM", "DLinear", 0.108, 0.215),
+    ("BE", "TimeXer", 0.379, 0.243), ("BE", "iTransformer", 0.394, 0.270),
+    ("BE", "PatchTST", 0.400, 0.262), ("BE", "DLinear", 0.463, 0.313),
+]
+
+
+@dataclass
+class EPFBenchmark:
+    """What one ``tsattn bench epf`` run fits."""
+
+    models: list[str] = field(default_factory=lambda: ["naive_day", "naive_week", "ridge"])
+    settings: list[str] = field(default_factory=lambda: ["past", "future"])
+    seeds: list[int] = field(default_factory=lambda: [0])
+    split: str = "val"
+    context: int = 168
+    horizon: int = 24
+    max_steps: int = 1000
+    ridge_alphas: tuple[float, ...] = (0.1, 1.0, 10.0, 100.0, 1000.0, 10000.0)
+
+
+def read_epf(path: str | Path) -> pd.DataFrame:
+    """An EPF market's CSV (``date``, the covariates, the price ``OT`` last) as a frame."""
+    frame = pd.read_csv(path)
+    frame.columns = [c.strip() for c in frame.columns]
+    if frame.columns[0] != "date" or frame.columns[-1] != "OT" or frame.shape[1] < 3:
+        raise ValueError(f"{path}: expected columns date, <covariates>, OT; got {list(frame.columns)}")
+    return frame
+
+
+class EPFData:
+    """One market standardised with TRAIN statistics, and its windows.
+
+    ``values``: ``(n, k + 1)``, the ``k`` covariates then the price. ``ranges[split]``: the rows
+    ``[start, stop)`` whose windows are scored (val and test start ``context`` rows before the split).
+    """
+
+    def __init__(self, frame: pd.DataFrame, context: int, horizon: int) -> None:
+        self.covariates = list(frame.columns[1:-1])
+        raw = frame[self.covariates + ["OT"]].to_numpy(float)
+        n = len(raw)
+        n_train, n_test = int(0.7 * n), int(0.2 * n)
+        n_val = n - n_train - n_test
+        mean, std = raw[:n_train].mean(0), raw[:n_train].std(0)
+        if np.any(std == 0):
+            raise ValueError("a column is constant over TRAIN; it cannot be standardised")
+        self.values = (raw - mean) / std
+        self.context, self.horizon = context, horizon
+        self.n_train = n_train
+        self.ranges = {"train": (0, n_train), "val": (n_train - context, n_train + n_val),
+                       "test": (n - n_test - context, n)}  # fmt: skip
+
+    def windows(self, split: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(y_ctx (w, context), X_win (w, context + horizon, k), y_true (w, horizon))`` of every
+        window of ``split`` at stride 1 (views, not copies)."""
+        start, stop = self.ranges[split]
+        span = self.context + self.horizon
+        win = sliding_window_view(self.values[start:stop], span, axis=0)  # (w, k + 1, span)
+        y = win[:, -1, :]
+        return y[:, : self.context], win[:, :-1, :].transpose(0, 2, 1), y[:, self.context:]
+
+
+def _ridge_features(data: EPFData, split: str, setting: str) -> tuple[np.ndarray, np.ndarray]:
+    y_ctx, x_win, y_true = data.windows(split)
+    x = x_win if setting == "future" else x_win[:, : data.context]
+    return np.concatenate([y_ctx, x.reshape(len(x), -1)], axis=1), y_true
+
+
+def _ridge(data: EPFData, setting: str, split: str, alphas: tuple[float, ...]) -> np.ndarray:
+    """Fit on TRAIN windows; the penalty with the lowest validation MSE; forecast ``split``."""
+    from sklearn.linear_model import Ridge
+
+    xt, yt = _ridge_features(data, "train", setting)
+    xv, yv = _ridge_features(data, "val", setting)
+    best, best_mse = None, np.inf
+    for alpha in alphas:
+        model = Ridge(alpha=alpha).fit(xt, yt)
+        mse = float(np.mean((model.predict(xv) - yv) ** 2))
+        if mse < best_mse:
+            best, best_mse = model, mse
+    xs, _ = _ridge_features(data, split, setting)
+    return best.predict(xs)
+
+
+def _nf_frames(data: EPFData, split: str, setting: str, model: str):
+    """Long frames for neuralforecast: TRAIN as one series; each window of ``split`` as a series
+    of its ``context`` rows (``ds`` 0..context-1) and, for future-known covariates, ``futr_df``."""
+    cov = data.covariates
+    names = [f"x{i}" for i in range(len(cov))]
+    reads = model != "nf:PatchTST"
+    n = data.n_train
+    train = pd.DataFrame({"unique_id": "train", "ds": np.arange(n), "y": data.values[:n, -1]})
+    if reads:
+        train[names] = data.values[:n, :-1]
+    y_ctx, x_win, _ = data.windows(split)
+    w, c, h = len(y_ctx), data.context, data.horizon
+    ids = np.repeat(np.arange(w), c)
+    df = pd.DataFrame({"unique_id": ids, "ds": np.tile(np.arange(c), w), "y": y_ctx.reshape(-1)})
+    futr = None
+    if reads:
+        df[names] = x_win[:, :c].reshape(-1, len(cov))
+        if setting == "future":
+            futr = pd.DataFrame({"unique_id": np.repeat(np.arange(w), h), "ds": np.tile(np.arange(c, c + h), w)})
+            futr[names] = x_win[:, c:].reshape(-1, len(cov))
+    exog = {"futr_exog": names} if setting == "future" else {"hist_exog": names}
+    return train, df, futr, (exog if reads else {})
+
+
+def _neural(data: EPFData, setting: str, split: str, model: str, seed: int, max_steps: int) -> np.ndarray:
+    from tsattn.benchmarks.panel_peers import nf_fit_predict, nf_model
+
+    train, df, futr, exog = _nf_frames(data, split, setting, model)
+    extra = {"windows_batch_size": 256} if model == "nf:PatchTST" else {}
+    net = nf_model(model[3:], data.horizon, data.context, max_steps, seed, **exog, **extra)
+    pred = nf_fit_predict(net, train, predict_df=df, futr_df=futr)
+    pred = pred.assign(unique_id=pred["unique_id"].astype(int)).sort_values(["unique_id", "ds"])
+    if not np.array_equal(pred["unique_id"].to_numpy()[:: data.horizon], np.arange(len(df) // data.context)):
+        raise ValueError("neuralforecast did not return one forecast of every window")
+    return pred["y"].to_numpy(float).reshape(-1, data.horizon)
+
+
+def _tsattn(data: EPFData, setting: str, split: str, seed: int) -> np.ndarray:
+    """Our forecaster through the batch API of issue 51: fit on TRAIN, predict every window."""
+    from tsattn.estimators import TSForecaster
+
+    n = data.n_train
+    x_train = pd.DataFrame(data.values[:n, :-1], columns=data.covariates)
+    future = data.covariates if setting == "future" else []
+    g = TSForecaster(horizon=data.horizon, context_length=data.context, future_covariates=future,
+                     random_state=seed).fit(data.values[:n, -1], x_train)  # fmt: skip
+    y_ctx, x_win, _ = data.windows(split)
+    return np.asarray(g.predict(np.ascontiguousarray(y_ctx), X=np.ascontiguousarray(x_win)))
+
+
+def forecast(data: EPFData, config: EPFBenchmark, model: str, setting: str, seed: int) -> np.ndarray:
+    """``(windows, horizon)`` standardised price forecasts of ``model`` on ``config.split``."""
+    split = config.split
+    if model == "naive_day":
+        return data.windows(split)[0][:, -data.horizon:].copy()
+    if model == "naive_week":
+        return data.windows(split)[0][:, : data.horizon].copy()
+    if model == "ridge":
+        return _ridge(data, setting, split, config.ridge_alphas)
+    if model.startswith("nf:"):
+        return _neural(data, setting, split, model, seed, config.max_steps)
+    if model == "tsattn":
+        return _tsattn(data, setting, split, seed)
+    raise ValueError(f"unknown model {model!r}: naive_day, naive_week, ridge, nf:NHITS, nf:TiDE, "
+                     "nf:PatchTST or tsattn")  # fmt: skip
+
+
+def _seeded(model: str) -> bool:
+    return model.startswith("nf:") or model == "tsattn"
+
+
+def _score(data: EPFData, split: str, pred: np.ndarray) -> dict[str, float]:
+    y_true = data.windows(split)[2]
+    pred = np.asarray(pred, dtype=float).reshape(y_true.shape)
+    if not np.all(np.isfinite(pred)):
+        raise ValueError("forecasts hold NaN or inf")
+    err = pred - y_true
+    return {"mse": float(np.mean(err**2)), "mae": float(np.mean(np.abs(err))), "n_windows": len(y_true)}
+
+
+def run_epf(config: EPFBenchmark, paths: dict[str, str | Path], out: Path, command: str = "",
+            progress: bool = True) -> pd.DataFrame:  # fmt: skip
+    """Run every (market, setting, model, seed) not yet in ``out/results.csv`` (``paths``: market
+    name -> CSV file), a row each; a model that raises gets its error in the row. Then the report."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    with recorded_run(out, command, {**asdict(config), "markets": sorted(paths)}):
+        done = done_keys(out / "results.csv", ["market", "split", "setting", "model", "seed"])
+        for market, path in paths.items():
+            data = EPFData(read_epf(path), config.context, config.horizon)
+            for model in config.models:
+                settings = ["none"] if model in COVARIATE_FREE else config.settings
+                for setting in settings:
+                    for seed in (config.seeds if _seeded(model) else [0]):
+                        key = (market, config.split, setting, model, str(seed))
+                        if key in done:
+                            continue
+                        pred, state, secs = try_model(partial(forecast, data, config, model, setting, seed))
+                        row = dict(zip(COLUMNS[:5], key, strict=True))
+                        row.update(seed=seed, seconds=round(secs, 1), status=state)
+                        if pred is not None:
+                            scored, state, _ = try_model(partial(_score, data, config.split, pred))
+                            row.update(scored or {}, status=state)
+                        write_row(out / "results.csv", row, COLUMNS, progress)
+    write_epf_report(out)
+    return pd.read_csv(out / "results.csv")
+
+
+def write_epf_report(out: Path) -> None:
+    """``results.md`` and ``summary.json``: per market and split, each setting's models (with the
+    covariate-free ones) by MSE, mean and standard deviation over seeds; TimeXer's published rows."""
+    out = Path(out)
+    results = pd.read_csv(out / "results.csv")
+    ok = results[results["status"] == "ok"]
+    summary = (ok.groupby(["market", "split", "setting", "model"], sort=False)
+               .agg(seeds=("seed", "size"), MSE=("mse", "mean"), MSE_sd=("mse", "std"),
+                    MAE=("mae", "mean"), MAE_sd=("mae", "std"), seconds=("seconds", "mean"))
+               .reset_index())  # fmt: skip
+    summary.to_json(out / "summary.json", orient="records", indent=2)
+    lines = ["# EPF day-ahead prices, TimeXer's protocol (context 168, horizon 24, every window)\n",
+             "MSE and MAE of the standardised price; _sd over seeds (networks; - for one seed). "
+             "`none`: models that read no covariates, shown in both settings.\n"]  # fmt: skip
+    for (market, split), g in summary.groupby(["market", "split"], sort=False):
+        for setting in ("past", "future"):
+            t = g[g["setting"].isin([setting, "none"])]
+            if split == "test" and setting == "past":  # TimeXer's setting: its table beside ours
+                pub = [{"market": market, "split": split, "setting": "published", "model": f"{m} (TimeXer Table 2)",
+                        "MSE": mse, "MAE": mae} for mk, m, mse, mae in PUBLISHED if mk == market]  # fmt: skip
+                t = pd.concat([t, pd.DataFrame(pub, columns=t.columns)], ignore_index=True)
+                t["seeds"] = t["seeds"].astype("Int64")
+            t = t.sort_values("MSE")
+            if (t["setting"] == setting).any():
+                lines += [f"\n## {market}, split {split}, covariates {setting}\n\n", markdown_table(t)]
+    pub = pd.DataFrame(PUBLISHED, columns=["market", "published (TimeXer, NeurIPS 2024, Table 2)", "MSE", "MAE"])
+    lines += ["\n## published, test split, past-only covariates (not run here)\n\n", markdown_table(pub)]
+    errors = results[results["status"] != "ok"]
+    if len(errors):
+        lines += ["\n## models that failed (latest attempt each)\n\n",
+                  markdown_table(errors.drop_duplicates(COLUMNS[:5], keep="last")[COLUMNS[:5] + ["status"]])]
+    (out / "results.md").write_text("".join(lines), encoding="utf-8")

@@ -1,0 +1,239 @@
+"""M4 Hourly under the competition's rules, with peers in the same run (``tsattn bench m4``).
+
+Scores (:mod:`tsattn.benchmarks.m4_scores`): sMAPE, MASE (``m = 24``), OWA against Naive2 of the
+same split. Splits: ``val`` holds out the last ``horizon`` steps of every training series and reads
+no test file (for choices); ``test`` fits on the whole training series and scores the test file.
+Models: ``naive1``, ``snaive``, ``naive2`` (the M4 benchmarks, :mod:`~tsattn.benchmarks.m4_scores`),
+``sf:AutoETS``, ``sf:AutoTheta``, ``sf:MSTL``, ``sf:SeasonalNaive`` (statsforecast, local),
+``nf:NHITS``, ``nf:PatchTST`` (neuralforecast, one global network over the panel, ``max_steps``
+optimiser steps) and ``tsattn`` (``TSForecaster(horizon=48).fit(long_frame).predict()``).
+Each finished (split, model, seed) appends a row to ``results.csv``; a rerun skips the rows done.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from functools import partial
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from tsattn.benchmarks import m4_scores as sc
+from tsattn.benchmarks.panel_run import (
+    done_keys,
+    markdown_table,
+    recorded_run,
+    try_model,
+    write_row,
+)
+
+__all__ = ["M4Benchmark", "PUBLISHED", "read_m4", "run_m4", "score_forecasts", "write_m4_report"]
+
+COLUMNS = ["split", "model", "seed", "smape", "mase", "n_series", "seconds", "status"]
+
+#: The M4 paper's Hourly results (Makridakis, Spiliotis and Assimakopoulos, "The M4 Competition:
+#: 100,000 time series and 61 forecasting methods", IJF 36(1), 2020; the per-frequency tables of its
+#: benchmarks and top methods): sMAPE, MASE, OWA (- where the paper gives none for the row).
+PUBLISHED = [
+    ("Naive1 (M4 benchmark)", 43.003, 11.608, np.nan),
+    ("sNaive (M4 benchmark)", 13.912, 1.193, np.nan),
+    ("Naive2 (M4 benchmark)", 18.383, 2.395, 1.000),
+    ("Smyl ES-RNN (M4 winner)", 9.328, 0.893, 0.440),
+    ("Montero-Manso et al. FFORMA (2nd)", 11.506, 0.819, 0.484),
+]
+
+
+@dataclass
+class M4Benchmark:
+    """What one ``tsattn bench m4`` run fits: ``models`` (names above), ``seeds`` of the seeded
+    models (networks), the horizon and seasonal period, and the networks' budget."""
+
+    models: list[str] = field(default_factory=lambda: ["naive1", "snaive", "naive2"])
+    seeds: list[int] = field(default_factory=lambda: [0])
+    split: str = "val"
+    horizon: int = 48
+    season: int = 24
+    mstl_seasons: tuple[int, ...] = (24, 168)
+    input_size: int = 168
+    max_steps: int = 1000
+
+
+def read_m4(train_path: str | Path, test_path: str | Path | None = None
+            ) -> tuple[pd.DataFrame, pd.DataFrame | None]:  # fmt: skip
+    """The M4 competition's wide CSV files (one series a row: its id, then its values, padded
+    with empty cells) as long frames ``unique_id, ds, y`` with ``ds`` the step 1, 2, ... of each
+    series (the test rows continue their series' steps). Returns ``(train, test or None)``."""
+    wide = pd.read_csv(train_path, index_col=0)
+    train = _long(wide, start=None)
+    if test_path is None:
+        return train, None
+    wide_test = pd.read_csv(test_path, index_col=0)
+    missing = set(wide_test.index) ^ set(wide.index)
+    if missing:
+        raise ValueError(f"{test_path} and {train_path} hold different series, e.g. {sorted(missing)[:3]}")
+    lengths = train.groupby("unique_id", sort=False).size()
+    return train, _long(wide_test, start=lengths)
+
+
+def _long(wide: pd.DataFrame, start: pd.Series | None) -> pd.DataFrame:
+    rows = []
+    for uid, values in wide.iterrows():
+        y = values.dropna().to_numpy(float)
+        offset = 0 if start is None else int(start[uid])
+        rows.append(pd.DataFrame({"unique_id": uid, "ds": np.arange(1, len(y) + 1) + offset, "y": y}))
+    return pd.concat(rows, ignore_index=True)
+
+
+def split_panel(train: pd.DataFrame, test: pd.DataFrame | None, split: str, horizon: int
+                ) -> tuple[pd.DataFrame, pd.DataFrame]:  # fmt: skip
+    """``(fit, target)`` long frames: ``val`` cuts the last ``horizon`` rows of every training
+    series off as the target; ``test`` fits on the training series and targets the test rows."""
+    if split == "val":
+        last = train.groupby("unique_id", sort=False)["ds"].transform("max")
+        held = train["ds"] > last - horizon
+        return train[~held].reset_index(drop=True), train[held].reset_index(drop=True)
+    if split == "test":
+        if test is None:
+            raise ValueError("split='test' needs the test file (test_path)")
+        return train, test
+    raise ValueError(f"split must be 'val' or 'test'; got {split!r}")
+
+
+def score_forecasts(fit: pd.DataFrame, target: pd.DataFrame, pred: pd.DataFrame, season: int
+                    ) -> dict[str, float]:  # fmt: skip
+    """Mean sMAPE and MASE of ``pred`` (long ``unique_id, ds, y``) against ``target`` over every
+    series and step; MASE scaled by each series' in-sample (``fit``) seasonal differences."""
+    merged = target.merge(pred.rename(columns={"y": "f"}), on=["unique_id", "ds"], how="left")
+    if merged["f"].isna().any():
+        bad = merged.loc[merged["f"].isna(), "unique_id"].unique()
+        raise ValueError(f"no (finite) forecast for {len(bad)} series' target rows, e.g. {list(bad[:3])}")
+    scale = fit.groupby("unique_id", sort=False)["y"].apply(lambda s: sc.mase_scale(s.to_numpy(), season))
+    merged["scale"] = merged["unique_id"].map(scale)
+    return {"smape": float(sc.smape(merged["y"], merged["f"]).mean()),
+            "mase": float((np.abs(merged["y"] - merged["f"]) / merged["scale"]).mean()),
+            "n_series": int(merged["unique_id"].nunique())}  # fmt: skip
+
+
+def _local(fn: Callable[[np.ndarray], np.ndarray]) -> Callable[[pd.DataFrame, int], pd.DataFrame]:
+    def forecast(fit: pd.DataFrame, horizon: int) -> pd.DataFrame:
+        out = []
+        for uid, g in fit.groupby("unique_id", sort=False):
+            out.append(pd.DataFrame({"unique_id": uid, "ds": g["ds"].iloc[-1] + np.arange(1, horizon + 1),
+                                     "y": fn(g["y"].to_numpy(float))}))  # fmt: skip
+        return pd.concat(out, ignore_index=True)
+
+    return forecast
+
+
+def _forecaster(config: M4Benchmark, model: str, seed: int) -> Callable[[pd.DataFrame], pd.DataFrame]:
+    h, m = config.horizon, config.season
+    if model == "naive1":
+        return lambda fit: _local(lambda x: sc.naive1(x, h))(fit, h)
+    if model == "snaive":
+        return lambda fit: _local(lambda x: sc.seasonal_naive(x, h, m))(fit, h)
+    if model == "naive2":
+        return lambda fit: _local(lambda x: sc.naive2(x, h, m))(fit, h)
+    if model.startswith("sf:"):
+        from tsattn.benchmarks.panel_peers import statsforecast_forecast
+
+        return lambda fit: statsforecast_forecast(model[3:], fit, h, m, config.mstl_seasons)
+    if model.startswith("nf:"):
+        from tsattn.benchmarks.panel_peers import nf_fit_predict, nf_model
+
+        extra = {"scaler_type": "standard"}
+        if model == "nf:PatchTST":
+            extra["windows_batch_size"] = 256
+        return lambda fit: nf_fit_predict(
+            nf_model(model[3:], h, config.input_size, config.max_steps, seed, **extra), fit)
+    if model == "tsattn":
+        return lambda fit: _tsattn(fit, h, seed)
+    raise ValueError(f"unknown model {model!r}: naive1, snaive, naive2, sf:<statsforecast model>, "
+                     "nf:NHITS, nf:PatchTST or tsattn")  # fmt: skip
+
+
+def _fit_predict(config: M4Benchmark, model: str, seed: int, fit: pd.DataFrame) -> pd.DataFrame:
+    return _forecaster(config, model, seed)(fit)
+
+
+def _tsattn(fit: pd.DataFrame, horizon: int, seed: int) -> pd.DataFrame:
+    """Our forecaster on the long frame, one global model (the API of issue 51)."""
+    from tsattn.estimators import TSForecaster
+
+    f = TSForecaster(horizon=horizon, random_state=seed).fit(fit[["unique_id", "ds", "y"]])
+    pred = f.predict()
+    return pred[["unique_id", "ds", "y"]]
+
+
+def _seeded(model: str) -> bool:
+    return model.startswith("nf:") or model == "tsattn"
+
+
+def run_m4(config: M4Benchmark, train_path: str | Path, test_path: str | Path | None, out: Path,
+           command: str = "", progress: bool = True) -> pd.DataFrame:  # fmt: skip
+    """Run every (model, seed) of ``config`` not yet in ``out/results.csv`` on its split, appending
+    a row each (a model that raises gets a row with its error), then write the report. The test
+    file is read only for ``split='test'``. Returns the results."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    with recorded_run(out, command, asdict(config)):
+        train, test = read_m4(train_path, test_path if config.split == "test" else None)
+        fit, target = split_panel(train, test, config.split, config.horizon)
+        done = done_keys(out / "results.csv", ["split", "model", "seed"])
+        for model in config.models:
+            for seed in (config.seeds if _seeded(model) else [0]):
+                if (config.split, model, str(seed)) in done:
+                    continue
+                pred, state, secs = try_model(partial(_fit_predict, config, model, seed, fit))
+                row = {"split": config.split, "model": model, "seed": seed, "seconds": round(secs, 1),
+                       "status": state}  # fmt: skip
+                if pred is not None:
+                    scored, state, _ = try_model(partial(score_forecasts, fit, target, pred, config.season))
+                    row.update(scored or {}, status=state)
+                    if scored:
+                        (out / "forecasts").mkdir(exist_ok=True)
+                        name = f"{config.split}_{model.replace(':', '-')}_{seed}.csv.gz"
+                        pred.to_csv(out / "forecasts" / name, index=False)
+                write_row(out / "results.csv", row, COLUMNS, progress)
+    write_m4_report(out)
+    return pd.read_csv(out / "results.csv")
+
+
+def summarise(results: pd.DataFrame) -> pd.DataFrame:
+    """Per (split, model): seeds, mean sMAPE and MASE (± their standard deviation over seeds), OWA
+    against Naive2 of the same split, mean seconds; errors listed apart."""
+    ok = results[results["status"] == "ok"]
+    rows = []
+    for (split, model), g in ok.groupby(["split", "model"], sort=False):
+        base = ok[(ok["split"] == split) & (ok["model"] == "naive2")]
+        n2s, n2m = (base["smape"].mean(), base["mase"].mean()) if len(base) else (np.nan, np.nan)
+        owas = [sc.owa(s, m, n2s, n2m) for s, m in zip(g["smape"], g["mase"], strict=True)]
+        rows.append({"split": split, "model": model, "seeds": len(g),
+                     "sMAPE": g["smape"].mean(), "sMAPE_sd": g["smape"].std(),
+                     "MASE": g["mase"].mean(), "MASE_sd": g["mase"].std(),
+                     "OWA": float(np.mean(owas)), "OWA_sd": float(np.std(owas, ddof=1)) if len(g) > 1 else np.nan,
+                     "seconds": g["seconds"].mean()})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def write_m4_report(out: Path) -> None:
+    """``results.md`` and ``summary.json`` of ``out/results.csv``, published rows marked."""
+    out = Path(out)
+    results = pd.read_csv(out / "results.csv")
+    table = summarise(results)
+    table.to_json(out / "summary.json", orient="records", indent=2)
+    lines = ["# M4 Hourly (414 series, horizon 48, m = 24)\n",
+             "sMAPE and MASE averaged over every series and step; OWA against Naive2 of the same "
+             "split and run; _sd: the standard deviation over seeds (networks only; - for one seed).\n"]  # fmt: skip
+    for split in table["split"].unique() if len(table) else []:
+        t = table[table["split"] == split].sort_values("OWA")
+        lines += [f"\n## split: {split}\n\n", markdown_table(t)]
+    pub = pd.DataFrame(PUBLISHED, columns=["published (M4 paper, IJF 2020, Hourly)", "sMAPE", "MASE", "OWA"])
+    lines += ["\n## published, test split (not run here)\n\n", markdown_table(pub)]
+    errors = results[results["status"] != "ok"]
+    if len(errors):
+        lines += ["\n## models that failed (latest attempt each)\n\n",
+                  markdown_table(errors.drop_duplicates(["split", "model", "seed"], keep="last")
+                                 [["split", "model", "seed", "status"]])]  # fmt: skip
+    (out / "results.md").write_text("".join(lines), encoding="utf-8")

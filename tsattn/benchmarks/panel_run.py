@@ -1,0 +1,167 @@
+"""What the panel benchmarks (:mod:`tsattn.benchmarks.m4`, :mod:`tsattn.benchmarks.epf`) share:
+the run record, resumable result rows, a model run that records its error instead of stopping the
+benchmark, and Markdown tables.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import signal
+import subprocess
+import threading
+import time
+import traceback
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from tsattn._filelock import file_lock
+from tsattn.benchmarks import append_row
+
+__all__ = ["RunRecord", "done_keys", "markdown_table", "recorded_run", "try_model", "write_row"]
+
+
+def _git(*args: str) -> str:
+    repo = Path(__file__).resolve().parents[2]
+    try:
+        out = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True,
+                             timeout=30, check=False)  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return out.stdout.strip() if out.returncode == 0 else ""
+
+
+def _cpu() -> str:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def _threads() -> int:
+    import torch
+
+    return torch.get_num_threads()
+
+
+class RunRecord:
+    """One entry of ``out/run.json`` per run of the folder: the command, the commit and whether the
+    working tree was dirty, the machine (CPU model, cores, torch threads, ``OMP_NUM_THREADS``), the
+    start and end times (UTC) and how it ended (``running``, ``finished``, ``interrupted``,
+    ``failed: <error>``). Runs that resume a folder add their own entries."""
+
+    def __init__(self, out: Path, command: str, config: dict[str, Any]) -> None:
+        self.path = Path(out) / "run.json"
+        self.pid = os.getpid()
+        status = _git("status", "--porcelain", "--", "tsattn", "pyproject.toml")  # untracked code too
+        self.entry = {
+            "command": command, "config": config, "commit": _git("rev-parse", "--short", "HEAD"),
+            "dirty": bool(status), "cpu": _cpu(), "cores": os.cpu_count(), "torch_threads": _threads(),
+            "omp_num_threads": os.environ.get("OMP_NUM_THREADS"), "python": platform.python_version(),
+            "started": _now(), "status": "running", "pid": self.pid,
+        }  # fmt: skip
+        self._update(append=True)
+        self._previous = None
+        if threading.current_thread() is threading.main_thread():  # `kill PID` ends as Ctrl-C does
+            self._previous = signal.signal(signal.SIGTERM, _terminated)
+
+    def finish(self, status: str) -> None:
+        """Record the end of this run: ``finished``, ``interrupted`` or ``failed: ...``."""
+        self.entry.update(status=status, ended=_now())
+        self._update(append=False)
+        if self._previous is not None:
+            signal.signal(signal.SIGTERM, self._previous)
+
+    def _update(self, append: bool) -> None:
+        with file_lock(self.path):
+            runs = json.loads(self.path.read_text(encoding="utf-8"))["runs"] if self.path.is_file() else []
+            if append:
+                runs.append(self.entry)
+            else:
+                mine = [i for i, r in enumerate(runs) if r.get("pid") == self.pid and r["status"] == "running"]
+                if mine:
+                    runs[mine[-1]] = self.entry
+                else:  # the file was replaced meanwhile: keep this run's entry all the same
+                    runs.append(self.entry)
+            self.path.write_text(json.dumps({"runs": runs}, indent=2, default=repr) + "\n", encoding="utf-8")
+
+
+def _terminated(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt(f"terminated by signal {signum}")
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
+
+
+def done_keys(path: Path, keys: list[str]) -> set[tuple[str, ...]]:
+    """The ``keys`` tuples (as strings) of the rows already in the CSV ``path``: what a resumed run
+    skips. Rows that ended in an error are not done (a rerun tries them again)."""
+    if not Path(path).is_file() or Path(path).stat().st_size == 0:
+        return set()
+    frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+    frame = frame[frame["status"] == "ok"]
+    return {tuple(row) for row in frame[keys].itertuples(index=False)}
+
+
+def try_model(fn: Callable[[], Any]) -> tuple[Any, str, float]:
+    """Run ``fn()``; return ``(result, status, seconds)`` with status ``ok``, or ``(None, 'error:
+    <type>: <message>', seconds)`` when it raised (the traceback goes to stderr), so one failing
+    model is recorded in its row and the others still run. Ctrl-C is not caught."""
+    t0 = time.perf_counter()
+    try:
+        result = fn()
+    except Exception as err:  # noqa: BLE001 - any model failure becomes a recorded row
+        traceback.print_exc()
+        message = " ".join(str(err).split())[:300]
+        return None, f"error: {type(err).__name__}: {message}", time.perf_counter() - t0
+    return result, "ok", time.perf_counter() - t0
+
+
+def write_row(path: Path, row: dict[str, Any], columns: list[str], progress: bool = False) -> None:
+    """Append ``row`` to the results CSV (see :func:`tsattn.benchmarks.append_row`); with
+    ``progress``, print its ``columns``."""
+    append_row(Path(path), row, columns)
+    if progress:
+        print({k: row.get(k) for k in columns}, flush=True)
+
+
+@contextmanager
+def recorded_run(out: Path, command: str, config: dict[str, Any]) -> Iterator[RunRecord]:
+    """A :class:`RunRecord` for the ``with`` block: ``finished`` when it ends, ``interrupted`` on
+    Ctrl-C or SIGTERM, ``failed: <error>`` when it raises (the error propagates)."""
+    record = RunRecord(out, command, config)
+    status = "interrupted"
+    try:
+        yield record
+        status = "finished"
+    except Exception as err:
+        status = f"failed: {type(err).__name__}: {err}"
+        raise
+    finally:
+        record.finish(status)
+
+
+def markdown_table(frame: pd.DataFrame, floatfmt: str = ".3f") -> str:
+    """``frame`` as a GitHub Markdown table (floats with ``floatfmt``, NaN as ``-``)."""
+    cols = list(frame.columns)
+
+    def cell(v: Any) -> str:
+        if v is pd.NA:
+            return "-"
+        if isinstance(v, float):
+            return "-" if v != v else format(v, floatfmt)
+        return str(v)
+
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in frame.itertuples(index=False)]
+    return "\n".join(lines) + "\n"
