@@ -63,6 +63,8 @@ class EPFBenchmark:
     horizon: int = 24
     max_steps: int = 1000
     ridge_alphas: tuple[float, ...] = (0.1, 1.0, 10.0, 100.0, 1000.0, 10000.0)
+    #: TSForecaster parameters of the ``tsattn`` entry (its defaults otherwise).
+    tsattn_params: dict = field(default_factory=dict)
 
 
 def read_epf(path: str | Path) -> pd.DataFrame:
@@ -165,7 +167,7 @@ def _neural(data: EPFData, setting: str, split: str, model: str, seed: int, max_
     return pred["y"].to_numpy(float).reshape(-1, data.horizon)
 
 
-def _tsattn(data: EPFData, setting: str, split: str, seed: int) -> np.ndarray:
+def _tsattn(data: EPFData, setting: str, split: str, seed: int, params: dict) -> np.ndarray:
     """Our forecaster through the batch API of issue 51: fit on TRAIN, predict every window."""
     from tsattn.estimators import TSForecaster
 
@@ -173,9 +175,10 @@ def _tsattn(data: EPFData, setting: str, split: str, seed: int) -> np.ndarray:
     x_train = pd.DataFrame(data.values[:n, :-1], columns=data.covariates)
     future = data.covariates if setting == "future" else []
     g = TSForecaster(horizon=data.horizon, context_length=data.context, future_covariates=future,
-                     random_state=seed).fit(data.values[:n, -1], x_train)  # fmt: skip
+                     random_state=seed, **params).fit(data.values[:n, -1], x_train)  # fmt: skip
     y_ctx, x_win, _ = data.windows(split)
-    return np.asarray(g.predict(np.ascontiguousarray(y_ctx), X=np.ascontiguousarray(x_win)))
+    out = np.asarray(g.predict(np.ascontiguousarray(y_ctx), X=np.ascontiguousarray(x_win)))
+    return out[..., 0]  # (windows, horizon, 1): the one target channel
 
 
 def forecast(data: EPFData, config: EPFBenchmark, model: str, setting: str, seed: int) -> np.ndarray:
@@ -190,7 +193,7 @@ def forecast(data: EPFData, config: EPFBenchmark, model: str, setting: str, seed
     if model.startswith("nf:"):
         return _neural(data, setting, split, model, seed, config.max_steps)
     if model == "tsattn":
-        return _tsattn(data, setting, split, seed)
+        return _tsattn(data, setting, split, seed, config.tsattn_params)
     raise ValueError(f"unknown model {model!r}: naive_day, naive_week, ridge, nf:NHITS, nf:TiDE, "
                      "nf:PatchTST or tsattn")  # fmt: skip
 

@@ -58,6 +58,8 @@ class M4Benchmark:
     mstl_seasons: tuple[int, ...] = (24, 168)
     input_size: int = 168
     max_steps: int = 1000
+    #: TSForecaster parameters of the ``tsattn`` entry (its defaults otherwise).
+    tsattn_params: dict = field(default_factory=dict)
 
 
 def read_m4(train_path: str | Path, test_path: str | Path | None = None
@@ -148,7 +150,7 @@ def _forecaster(config: M4Benchmark, model: str, seed: int) -> Callable[[pd.Data
         return lambda fit: nf_fit_predict(
             nf_model(model[3:], h, config.input_size, config.max_steps, seed, **extra), fit)
     if model == "tsattn":
-        return lambda fit: _tsattn(fit, h, seed)
+        return lambda fit: _tsattn(fit, h, seed, config.tsattn_params)
     raise ValueError(f"unknown model {model!r}: naive1, snaive, naive2, sf:<statsforecast model>, "
                      "nf:NHITS, nf:PatchTST or tsattn")  # fmt: skip
 
@@ -157,11 +159,12 @@ def _fit_predict(config: M4Benchmark, model: str, seed: int, fit: pd.DataFrame) 
     return _forecaster(config, model, seed)(fit)
 
 
-def _tsattn(fit: pd.DataFrame, horizon: int, seed: int) -> pd.DataFrame:
+def _tsattn(fit: pd.DataFrame, horizon: int, seed: int, params: dict) -> pd.DataFrame:
     """Our forecaster on the long frame, one global model (the API of issue 51)."""
     from tsattn.estimators import TSForecaster
 
-    f = TSForecaster(horizon=horizon, random_state=seed).fit(fit[["unique_id", "ds", "y"]])
+    f = TSForecaster(horizon=horizon, random_state=seed, **params)
+    f.fit(fit[["unique_id", "ds", "y"]])
     pred = f.predict()
     return pred[["unique_id", "ds", "y"]]
 

@@ -519,6 +519,9 @@ def _panel_arguments(p: argparse.ArgumentParser, models: list[str], choices: str
     p.add_argument("--max-steps", type=positive_int, default=1000,
                    help="optimiser steps of each neuralforecast peer (default %(default)s)")
     p.add_argument("--threads", type=positive_int, default=1, help="torch threads (default 1)")
+    p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                   help="a TSForecaster parameter of the tsattn entry (repeatable), e.g. "
+                   "context_length=336; the run records the command")
     p.add_argument("--out", type=Path, default=Path(out))
     p.add_argument("-q", "--quiet", action="store_true")
 
@@ -563,7 +566,8 @@ def _m4(args: argparse.Namespace) -> int:
     if args.split == "test" and args.test is None:
         raise CommandError("--split test needs --test (the Hourly-test.csv file)")
     config = M4Benchmark(models=args.models, seeds=args.seeds, split=args.split,
-                         input_size=args.input_size, max_steps=args.max_steps)  # fmt: skip
+                         input_size=args.input_size, max_steps=args.max_steps,
+                         tsattn_params=parse_params(args.param))  # fmt: skip
     out, command = _panel_setup(args)
     run_m4(config, args.train, args.test, out, command=command, progress=not args.quiet)
     print((out / "results.md").read_text(encoding="utf-8"))
@@ -597,7 +601,8 @@ def _epf(args: argparse.Namespace) -> int:
     if missing:
         raise CommandError(f"--markets: no such file {missing}")
     config = EPFBenchmark(models=args.models, settings=args.settings, seeds=args.seeds,
-                          split=args.split, max_steps=args.max_steps)  # fmt: skip
+                          split=args.split, max_steps=args.max_steps,
+                          tsattn_params=parse_params(args.param))  # fmt: skip
     out, command = _panel_setup(args)
     run_epf(config, {Path(m).stem: m for m in args.markets}, out, command=command,
             progress=not args.quiet)  # fmt: skip
