@@ -1,0 +1,50 @@
+"""EPF under TimeXer's protocol on the VALIDATION rows (70/10/20 split by rows, every column
+standardised with the training rows' statistics, context 168, horizon 24, every validation
+window). Prints one JSON line: the MSE/MAE of ``TSForecaster`` fitted on the training rows with
+the two day-ahead forecasts as covariates (``future``: known for the horizon; ``past``: read up to
+the forecast origin), of its network and its anchor alone, and of the previous day.
+
+    TSATTN_DATA_DIR=../shared/datasets PYTHONPATH=. python docs/results/panels/epf_val.py NP future
+"""
+
+import json
+import sys
+import time
+
+import numpy as np
+import pandas as pd
+
+from tsattn import TSForecaster
+from tsattn.datasets import load_epf
+
+market, setting = sys.argv[1], sys.argv[2]
+params = json.loads(sys.argv[3]) if len(sys.argv) > 3 else {}
+frame = load_epf(market)
+names = [c for c in frame.columns if c not in ("unique_id", "ds", "y")]
+values = frame[[*names, "y"]].to_numpy(float)  # covariates, then the price
+n_tr, n_te = int(0.7 * len(values)), int(0.2 * len(values))
+n_va = len(values) - n_tr - n_te
+z = (values - values[:n_tr].mean(0)) / values[:n_tr].std(0)
+L, H = 168, 24
+starts = np.arange(n_tr - L, n_tr + n_va - L - H + 1)
+y_ctx = np.stack([z[i : i + L, -1] for i in starts])
+x_win = np.stack([z[i : i + L + H, :-1] for i in starts])
+truth = np.stack([z[i + L : i + L + H, -1] for i in starts])
+t0 = time.time()
+model = TSForecaster(horizon=H, context_length=L, random_state=0,
+                     future_covariates=names if setting == "future" else [], **params)
+model.fit(z[:n_tr, -1], pd.DataFrame(z[:n_tr, :-1], columns=names))
+fit_s = time.time() - t0
+parts = model.predict_components(y_ctx, X=x_win)
+
+
+def mse(p):
+    return None if p is None else round(float(np.mean((p[..., 0] - truth) ** 2)), 4)
+
+
+print(json.dumps(dict(market=market, setting=setting, kw=params, fit_s=round(fit_s, 1),
+                      steps=int(model.n_steps_), blend=round(model.blend_, 3),
+                      mse=mse(parts["forecast"]),
+                      mae=round(float(np.mean(np.abs(parts["forecast"][..., 0] - truth))), 4),
+                      net_mse=mse(parts["network"]), anchor_mse=mse(parts["anchor"]),
+                      naive_day=round(float(np.mean((y_ctx[:, -24:] - truth) ** 2)), 4))))
