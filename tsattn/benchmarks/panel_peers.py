@@ -33,8 +33,8 @@ def statsforecast_forecast(name: str, frame: pd.DataFrame, horizon: int, season:
     """Forecast every series of the long ``frame`` ``horizon`` steps with statsforecast's model
     ``name`` (one of :data:`SF_MODELS`; MSTL decomposes at ``seasons``, default ``(season,)``, and
     forecasts its trend with AutoETS). Returns the long frame ``unique_id, ds, y``."""
-    models = _import("statsforecast.models", "bench")
-    core = _import("statsforecast", "bench")
+    models = _import("statsforecast.models", "statsforecast")
+    core = _import("statsforecast", "statsforecast")
     if name == "MSTL":
         model = models.MSTL(season_length=list(seasons or (season,)),
                             trend_forecaster=models.AutoETS(model="ZZN"))  # fmt: skip
