@@ -72,14 +72,7 @@ def read_predict_input(est: Any, y: Any, X: Any) -> Contexts:
         if long_fit:
             out = Contexts(values, None, mean, scale, {"kind": "long"}, est.series_ids_,
                            est.last_stamps_, est.step_)  # fmt: skip
-            if future_names:
-                if X is None:
-                    raise ValueError(f"predict needs the future covariates {future_names} for the "
-                                     f"{horizon} steps after each series: pass X, a long frame "
-                                     "with unique_id, ds and those columns.")
-                out.future = np.stack(read_future_frame(X, out.ids, out.last_stamps, out.step,
-                                                        future_names, horizon))  # fmt: skip
-            return _scale_future(out, est)
+            return _long_future(out, X, future_names, est)
         out = Contexts(values, None, mean, scale, est.input_kind_)
         out.future = _one_future(est, X, future_names)
         return _scale_future(out, est)
@@ -93,14 +86,7 @@ def read_predict_input(est: Any, y: Any, X: Any) -> Contexts:
         values = np.stack([pad_left(r, ctx_len)[-ctx_len:] for r in rows])
         out = Contexts(values, None, mean, scale, {"kind": "long"}, panel.ids,
                        panel.last_stamps, panel.step)  # fmt: skip
-        if future_names:
-            if X is None:
-                raise ValueError(f"predict needs the future covariates {future_names} for the "
-                                 f"{horizon} steps after each series of y: pass X, a long frame "
-                                 "with unique_id, ds and those columns.")
-            out.future = np.stack(read_future_frame(X, panel.ids, panel.last_stamps, panel.step,
-                                                    future_names, horizon))  # fmt: skip
-        return _scale_future(out, est)
+        return _long_future(out, X, future_names, est)
     if getattr(y, "ndim", np.ndim(y)) == 2 and getattr(X, "ndim", np.ndim(X)) == 3:
         y = np.asarray(y, dtype=np.float64)[..., None]  # a batch of univariate windows (n, ctx)
     if getattr(y, "ndim", np.ndim(y)) == 3:  # a batch of windows
@@ -159,6 +145,19 @@ def read_predict_input(est: Any, y: Any, X: Any) -> Contexts:
         else:
             raise ValueError(f"predict(y_context, X) needs X with y_context's rows and the "
                              f"{horizon} rows after it (the future covariates {future_names}).")
+    return _scale_future(out, est)
+
+
+def _long_future(out: Contexts, X: Any, names: list[str], est: Any) -> Contexts:
+    """``out`` with the future covariates ``names`` of each of its series read from the long frame
+    ``X`` (their ``horizon`` rows after each series' end), scaled."""
+    if names:
+        if X is None:
+            raise ValueError(f"predict needs the future covariates {names} for the {est.horizon} "
+                             "steps after each series: pass X, a long frame with unique_id, ds "
+                             "and those columns.")
+        out.future = np.stack(read_future_frame(X, out.ids, out.last_stamps, out.step, names,
+                                                est.horizon))  # fmt: skip
     return _scale_future(out, est)
 
 

@@ -25,6 +25,7 @@ import torch
 from torch import nn
 
 from tsattn.nn.forecasting import LinearForecastHead
+from tsattn.nn.forecasting.anchor import Blended
 from tsattn.nn.tokenizers import PatchTokenizer
 from tsattn.nn.trunk import EncoderTrunk
 
@@ -77,7 +78,7 @@ class CovariateAnchor(nn.Module):
         return (features @ self.weight.to(x.dtype).T + self.bias.to(x.dtype))[..., None]
 
 
-class CovariateForecaster(EncoderTrunk):
+class CovariateForecaster(Blended, EncoderTrunk):
     """Packed windows ``(B, context_length + horizon, 1 + n_covariates)`` -> ``(B, horizon, 1)``.
 
     Parameters
@@ -115,13 +116,6 @@ class CovariateForecaster(EncoderTrunk):
         if self.anchor is None:
             raise ValueError("this network was built with anchor=False: it has no anchor to set.")
         self.anchor.set(weight, bias)
-
-    @torch.no_grad()
-    def set_blend(self, blend: float) -> None:
-        """The network's share in the forecast, in [0, 1] (the anchor takes the rest)."""
-        if not 0.0 <= float(blend) <= 1.0:
-            raise ValueError(f"blend must lie in [0, 1]; got {blend}.")
-        self.blend.fill_(float(blend))
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None,
                 parts: bool = False) -> torch.Tensor | tuple[torch.Tensor, ...]:  # fmt: skip

@@ -8,7 +8,7 @@ from typing import Any
 import torch
 from torch import nn
 
-__all__ = ["LinearAnchor", "anchor_forecast", "seasonal_profile", "window_phases"]
+__all__ = ["Blended", "LinearAnchor", "anchor_forecast", "seasonal_profile", "window_phases"]
 
 
 def window_phases(cycle: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
@@ -52,6 +52,18 @@ def anchor_forecast(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor,
     profile = seasonal_profile(cycle, window_phases(cycle, x), length + horizon)
     out = torch.einsum("blc,kl->bkc", x - profile[:, :length], weight) + bias[:, None]
     return out + profile[:, length:]
+
+
+class Blended:
+    """A network blended with a fixed anchor by its ``blend`` buffer (the network's share), which
+    the estimator sets once the blend is chosen on the validation windows."""
+
+    @torch.no_grad()
+    def set_blend(self, blend: float) -> None:
+        """The network's share in the forecast, in [0, 1] (the anchor takes the rest)."""
+        if not 0.0 <= float(blend) <= 1.0:
+            raise ValueError(f"blend must lie in [0, 1]; got {blend}.")
+        self.blend.fill_(float(blend))
 
 
 class LinearAnchor(nn.Module):

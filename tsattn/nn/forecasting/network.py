@@ -15,7 +15,7 @@ from typing import Any
 
 import torch
 
-from tsattn.nn.forecasting.anchor import LinearAnchor
+from tsattn.nn.forecasting.anchor import Blended, LinearAnchor
 from tsattn.nn.forecasting.registry import check_combination, get_head, get_view
 from tsattn.nn.trunk import EncoderTrunk
 
@@ -27,7 +27,7 @@ __all__ = ["INSTANCE_NORM_EPS", "ForecastingTransformer"]
 INSTANCE_NORM_EPS = 1e-5
 
 
-class ForecastingTransformer(EncoderTrunk):
+class ForecastingTransformer(Blended, EncoderTrunk):
     """Window ``(B, context_length, n_channels)`` -> forecast ``(B, horizon, n_channels)``.
 
     Each window is normalised by its mean and ``sqrt(var + INSTANCE_NORM_EPS)`` over time (RevIN)
@@ -104,13 +104,6 @@ class ForecastingTransformer(EncoderTrunk):
         if self.anchor is None:
             raise ValueError("this network was built with anchor=False: it has no anchor to set.")
         self.anchor.set(weight, bias, cycle)
-
-    @torch.no_grad()
-    def set_blend(self, blend: float) -> None:
-        """The network's share in the forecast, in [0, 1] (the anchor takes the rest)."""
-        if not 0.0 <= float(blend) <= 1.0:
-            raise ValueError(f"blend must lie in [0, 1]; got {blend}.")
-        self.blend.fill_(float(blend))
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None,
                 parts: bool = False) -> torch.Tensor | tuple[torch.Tensor, ...]:  # fmt: skip
