@@ -1,0 +1,193 @@
+"""One record per benchmark run, written where its rows are: what ran, from which code, where, when,
+and how it ended.
+
+Every ``tsattn bench classify|regress|forecast`` invocation appends an entry to the ``runs`` list of
+its output folder's ``config.json`` when it starts and completes that same entry when it ends::
+
+    {"id": "20261128T145501-12345-9f3a", "command": "tsattn bench forecast ...",
+     "commit": "5852bfc...", "dirty": false, "dirty_files": [],
+     "machine": {"cpu": "AMD EPYC ...", "cpu_count": 2, "torch_threads": 1, "gpu": null,
+                 "python": "3.11.7", "torch": "2.13.0+cpu", "platform": "Linux-..."},
+     "started": "2026-11-28 14:55:01", "ended": "2026-11-28 15:20:13", "status": "finished"}
+
+``status`` is ``running`` while it runs, then ``finished``, ``interrupted`` (Ctrl-C, SIGINT or
+SIGTERM: the rows of the fits that finished stay) or ``failed`` (an exception, its text in
+``note``). Every result row carries the ``run_id`` of the run that wrote it. ``dirty`` is true when
+the package's files (``tsattn/``) differ from ``commit`` (modified or untracked ``.py``): such a run
+is marked and :func:`publishable` refuses it for a README table. ``commit`` is None outside a git
+checkout (an installed wheel); the package version is recorded then.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import secrets
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+__all__ = ["code_state", "ensure_columns", "machine", "publishable", "recorded_run", "stale_runs"]
+
+#: Statuses a run ends with; ``running`` only while its process lives.
+FINAL_STATUSES = ("finished", "interrupted", "failed")
+_PACKAGE = Path(__file__).resolve().parents[1]
+
+
+def _git(*args: str) -> str | None:
+    try:
+        done = subprocess.run(["git", "-C", str(_PACKAGE.parent), *args], capture_output=True,
+                              text=True, timeout=20, check=True)  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout
+
+
+def code_state() -> dict[str, Any]:
+    """``{"commit", "dirty", "dirty_files", "tsattn_version"}`` of the imported package: the
+    checkout's HEAD and the package files (``tsattn/``, tracked or untracked ``.py``) that differ
+    from it. Outside a git checkout ``commit`` and ``dirty`` are None."""
+    import tsattn
+
+    state: dict[str, Any] = {"commit": None, "dirty": None, "dirty_files": [],
+                             "tsattn_version": tsattn.__version__}  # fmt: skip
+    head = _git("rev-parse", "HEAD")
+    top = _git("rev-parse", "--show-toplevel")
+    if not head or not top or Path(top.strip()).resolve() != _PACKAGE.parent:
+        return state  # not a checkout of this package (e.g. site-packages inside another repo)
+    status = _git("status", "--porcelain", "--untracked-files=all", "--", _PACKAGE.name) or ""
+    files = [line[3:] for line in status.splitlines()
+             if line[:2] != "??" or line.endswith(".py")]  # fmt: skip
+    state.update(commit=head.strip(), dirty=bool(files), dirty_files=files[:20])
+    return state
+
+
+def machine() -> dict[str, Any]:
+    """The machine a run used: CPU model, logical cores, torch's threads, the GPU (None without
+    CUDA), Python, torch and the platform."""
+    import torch
+
+    cpu = platform.processor() or None
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            cpu = next((line.split(":", 1)[1].strip() for line in fh if line.startswith("model name")), cpu)
+    except OSError:
+        pass
+    gpu = None
+    if torch.cuda.is_available():
+        gpu = f"{torch.cuda.device_count()} x {torch.cuda.get_device_name(0)}"
+    return {"cpu": cpu, "cpu_count": os.cpu_count(), "torch_threads": torch.get_num_threads(),
+            "gpu": gpu, "python": platform.python_version(), "torch": torch.__version__,
+            "platform": platform.platform()}  # fmt: skip
+
+
+def _update(path: Path, change) -> None:
+    """Apply ``change(runs)`` to ``path``'s ``runs`` list under the file's lock, keeping every other
+    key of the file (classify and regress keep their settings there too)."""
+    from tsattn._filelock import file_lock
+
+    with file_lock(path):
+        data = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+        data["runs"] = data.get("runs", [])
+        change(data["runs"])
+        path.write_text(json.dumps(data, indent=2, default=repr) + "\n", encoding="utf-8")
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S")
+
+
+@contextmanager
+def recorded_run(folder: str | Path, command: str | None, settings: dict[str, Any],
+                 device: str | None = None) -> Iterator[dict[str, Any]]:  # fmt: skip
+    """Record one run in ``folder/config.json`` around the ``with`` block; yields the entry (its
+    ``id`` goes into every row). SIGTERM is turned into ``KeyboardInterrupt`` inside the block, so
+    a run stopped by ``timeout`` or ``kill`` ends ``interrupted``, not ``running``; only SIGKILL
+    or a power cut leave ``running`` behind, which :func:`stale_runs` finds."""
+    path = Path(folder) / "config.json"
+    entry = {"id": f"{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}-{secrets.token_hex(2)}", "command": command,
+             **code_state(), "machine": machine(), "device": device, "settings": settings,
+             "started": _now(), "ended": None, "status": "running", "pid": os.getpid()}  # fmt: skip
+    _update(path, lambda runs: runs.append(entry))
+
+    def end(status: str, note: str | None = None) -> None:
+        def change(runs: list[dict]) -> None:
+            mine = [r for r in runs if r.get("id") == entry["id"]]
+            for r in mine:
+                r.update(status=status, ended=_now(), **({"note": note} if note else {}))
+
+        _update(path, change)
+
+    def on_term(signum, frame):  # noqa: ARG001
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    previous = None
+    try:
+        previous = signal.signal(signal.SIGTERM, on_term)
+    except ValueError:  # not the main thread: SIGTERM keeps its handler
+        pass
+    try:
+        yield entry
+    except KeyboardInterrupt:
+        end("interrupted", "stopped before every fit finished; rerun the same command to resume")
+        raise
+    except BaseException as err:
+        end("failed", f"{type(err).__name__}: {err}"[:300])
+        raise
+    else:
+        end("finished")
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def stale_runs(path: str | Path) -> list[dict[str, Any]]:
+    """Entries of ``path`` (a ``config.json``) still ``running`` whose process is gone: runs killed
+    without a chance to record their end. Committed records must have none."""
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    out = []
+    for run in data.get("runs", []) if isinstance(data, dict) else []:
+        if run.get("status") == "running":
+            pid = run.get("pid")
+            try:
+                alive = bool(pid) and (os.kill(int(pid), 0) is None)
+            except (OSError, ValueError):
+                alive = False
+            if not alive:
+                out.append(run)
+    return out
+
+
+def publishable(run: dict[str, Any]) -> str | None:
+    """Why ``run`` (a ``config.json`` entry) cannot feed a README table, or None when it can: it
+    must have finished (or been interrupted, its rows then partial and so marked) from a named,
+    clean commit."""
+    if run.get("status") not in FINAL_STATUSES:
+        return f"run {run.get('id')} has status {run.get('status')!r}"
+    if run.get("dirty"):
+        return f"run {run.get('id')} ran from a dirty tree ({', '.join(run.get('dirty_files', []))})"
+    if not run.get("commit"):
+        return f"run {run.get('id')} records no commit"
+    return None
+
+
+def ensure_columns(path: Path, columns: list[str] | tuple[str, ...]) -> None:
+    """Give the CSV ``path`` the header ``columns`` (a column added since it was written: its old
+    rows get it empty), so that appended rows line up. Under the file's lock."""
+    import pandas as pd
+
+    from tsattn._filelock import file_lock
+
+    with file_lock(path):
+        if not path.is_file() or not path.stat().st_size:
+            return
+        with open(path, encoding="utf-8") as fh:
+            header = fh.readline().strip().split(",")
+        if header != list(columns):
+            pd.read_csv(path, keep_default_na=False, na_values=[""]).reindex(
+                columns=list(columns)).to_csv(path, index=False)
