@@ -96,3 +96,18 @@ def test_no_committed_run_is_left_running(path):
     runs = data.get("runs", []) if isinstance(data, dict) else []
     left = [r.get("command") for r in runs if r.get("status") == "running"]
     assert not left, f"{path.relative_to(ROOT)}: runs still 'running' (give their real end): {left}"
+
+
+@pytest.mark.skipif(not (ROOT / ".git").exists(), reason="needs a git checkout")
+def test_a_copy_without_git_is_checked_by_its_package_digest():
+    """A run on a lent machine (a copy without .git) names the commit it claims; the claim stands
+    only when the package's files are that commit's."""
+    head = runinfo._git("rev-parse", "HEAD").strip()
+    assert runinfo.digest_at(head) is not None
+    run = {"id": "gpu", "status": "finished", "commit": None, "source_commit": head,
+           "digest": runinfo.digest_at(head)}
+    assert runinfo.publishable(run) is None
+    assert "not commit" in runinfo.publishable({**run, "digest": "0" * 64})
+    assert "no commit" in runinfo.publishable({**run, "source_commit": None})
+    if not runinfo.code_state()["dirty"]:  # this checkout's files are HEAD's
+        assert runinfo.package_digest() == runinfo.digest_at(head)

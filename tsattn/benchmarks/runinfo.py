@@ -14,12 +14,15 @@ its output folder's ``config.json`` when it starts and completes that same entry
 SIGTERM: the rows of the fits that finished stay) or ``failed`` (an exception, its text in
 ``note``). Every result row carries the ``run_id`` of the run that wrote it. ``dirty`` is true when
 the package's files (``tsattn/``) differ from ``commit`` (modified or untracked ``.py``): such a run
-is marked and :func:`publishable` refuses it for a README table. ``commit`` is None outside a git
-checkout (an installed wheel); the package version is recorded then.
+is marked and :func:`publishable` refuses it for a README table. ``digest`` (sha256 of the package's
+``.py`` files) is always recorded; outside a git checkout (a copy on a lent machine, a wheel)
+``commit`` is None and ``source_commit`` is what ``TSATTN_SOURCE_COMMIT`` claims, which
+:func:`publishable` accepts only when that commit's package has the same digest.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import platform
@@ -32,7 +35,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-__all__ = ["code_state", "ensure_columns", "machine", "publishable", "recorded_run", "stale_runs"]
+__all__ = ["code_state", "digest_at", "ensure_columns", "machine", "package_digest", "publishable",
+           "recorded_run", "stale_runs"]
 
 #: Statuses a run ends with; ``running`` only while its process lives.
 FINAL_STATUSES = ("finished", "interrupted", "failed")
@@ -48,6 +52,42 @@ def _git(*args: str) -> str | None:
     return done.stdout
 
 
+def _digest(files: dict[str, bytes]) -> str:
+    """sha256 over ``{path: content}`` in path order: the package's code, wherever it lies."""
+    h = hashlib.sha256()
+    for path in sorted(files):
+        h.update(path.encode() + b"\0" + files[path] + b"\0")
+    return h.hexdigest()
+
+
+def package_digest() -> str:
+    """The digest of the imported package's ``.py`` files (paths relative to its parent)."""
+    return _digest({p.relative_to(_PACKAGE.parent).as_posix(): p.read_bytes()
+                    for p in _PACKAGE.rglob("*.py") if "__pycache__" not in p.parts})  # fmt: skip
+
+
+def digest_at(commit: str) -> str | None:
+    """The same digest of the package's ``.py`` files at ``commit`` of this checkout (None outside
+    a checkout or for an unknown commit): a run from a copy without ``.git`` is checked by it."""
+    names = _git("ls-tree", "-r", "--name-only", commit, "--", _PACKAGE.name)
+    if names is None:
+        return None
+    paths = [n for n in names.splitlines() if n.endswith(".py")]
+    try:
+        done = subprocess.run(["git", "-C", str(_PACKAGE.parent), "cat-file", "--batch"],
+                              input="".join(f"{commit}:{n}\n" for n in paths).encode(),
+                              capture_output=True, timeout=60, check=True)  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        return None
+    out, files, pos = done.stdout, {}, 0
+    for name in paths:
+        header_end = out.index(b"\n", pos)
+        size = int(out[pos:header_end].split()[2])
+        files[name] = out[header_end + 1 : header_end + 1 + size]
+        pos = header_end + 1 + size + 1
+    return _digest(files)
+
+
 def code_state() -> dict[str, Any]:
     """``{"commit", "dirty", "dirty_files", "tsattn_version"}`` of the imported package: the
     checkout's HEAD and the package files (``tsattn/``, tracked or untracked ``.py``) that differ
@@ -55,11 +95,14 @@ def code_state() -> dict[str, Any]:
     import tsattn
 
     state: dict[str, Any] = {"commit": None, "dirty": None, "dirty_files": [],
-                             "tsattn_version": tsattn.__version__}  # fmt: skip
+                             "tsattn_version": tsattn.__version__, "digest": package_digest()}  # fmt: skip
     head = _git("rev-parse", "HEAD")
     top = _git("rev-parse", "--show-toplevel")
     if not head or not top or Path(top.strip()).resolve() != _PACKAGE.parent:
-        return state  # not a checkout of this package (e.g. site-packages inside another repo)
+        # not a checkout (a copy on a lent machine, a wheel): the commit it says it is a copy of,
+        # which publishable() accepts only when the digest matches that commit's package
+        state["source_commit"] = os.environ.get("TSATTN_SOURCE_COMMIT")
+        return state
     status = _git("status", "--porcelain", "--untracked-files=all", "--", _PACKAGE.name) or ""
     files = [line[3:] for line in status.splitlines()
              if line[:2] != "??" or line.endswith(".py")]  # fmt: skip
@@ -172,7 +215,12 @@ def publishable(run: dict[str, Any]) -> str | None:
     if run.get("dirty"):
         return f"run {run.get('id')} ran from a dirty tree ({', '.join(run.get('dirty_files', []))})"
     if not run.get("commit"):
-        return f"run {run.get('id')} records no commit"
+        claimed = run.get("source_commit")
+        if not claimed:
+            return f"run {run.get('id')} records no commit"
+        if digest_at(claimed) != run.get("digest"):
+            return (f"run {run.get('id')} ran code that is not commit {claimed} (its package digest "
+                    "differs, or this checkout lacks that commit)")
     return None
 
 
