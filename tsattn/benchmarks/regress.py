@@ -32,8 +32,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from tsattn.benchmarks import BenchmarkInterrupted, append_row
-from tsattn.benchmarks.classify import TimeLimit, _cv_split, _done, fit_predict, network_record
+from tsattn.benchmarks.classify import (
+    TimeLimit,
+    _cv_split,
+    _done,
+    collect_rows,
+    fit_predict,
+    network_record,
+)
 
 __all__ = [
     "PEERS",
@@ -284,29 +290,15 @@ def run_regress_benchmark(config: RegressBenchmark, out: str | Path, progress: b
         + (f" x {config.cv} folds of TRAIN" if config.cv else "")
         + f": {len(todo)} fits to run, {len(done)} already in {path}")  # fmt: skip
     ensure_columns(path, RESULT_COLUMNS)  # written before a column was added
-    with recorded_run(out, command, {k: v for k, v in record.items() if k not in ("commands", "invocations", "runs")},
-                      getattr(config, "device", None)) as run:
+    settings = {k: v for k, v in record.items() if k not in ("commands", "invocations", "runs")}
+    with recorded_run(out, command, settings) as run:
         t0 = time.perf_counter()
-        bar = None
-        if progress and todo:
-            from tqdm.auto import tqdm
-
-            bar = tqdm(total=len(todo), desc="bench regress", unit="fit")
-        try:
-            threads = worker_threads(config.n_jobs, None)
-            jobs = (delayed(run_one)(n, m, s, config, threads, f) for n, m, s, f in todo)
-            for row in Parallel(n_jobs=config.n_jobs, return_as="generator_unordered")(jobs) if todo else ():
-                append_row(path, {**row, "run_id": run["id"]}, RESULT_COLUMNS)
-                if bar is not None:
-                    bar.update(1)
-                    bar.set_postfix_str(f"{row['dataset']} {row['model']} {row.get('rmse', row['status'])}")
-        except KeyboardInterrupt:
-            save_config(time.perf_counter() - t0)
-            rows = _done(path, False, RESULT_COLUMNS)[0]
-            raise BenchmarkInterrupted(rows, f"interrupted; {len(rows)} finished fits are in {path}") from None
-        finally:
-            if bar is not None:
-                bar.close()
+        threads = worker_threads(config.n_jobs, None)
+        jobs = (delayed(run_one)(n, m, s, config, threads, f) for n, m, s, f in todo)
+        results = Parallel(n_jobs=config.n_jobs, return_as="generator_unordered")(jobs) if todo else ()
+        collect_rows(results, path, RESULT_COLUMNS, run["id"], len(todo) if progress else 0,
+                     "bench regress", "rmse", lambda: _done(path, False, RESULT_COLUMNS)[0],
+                     lambda: save_config(time.perf_counter() - t0))  # fmt: skip
         save_config(time.perf_counter() - t0)
         rows = _done(path, False, RESULT_COLUMNS)[0]
         write_report(rows, out)
