@@ -71,7 +71,7 @@ def _recorded(folder: str, run_ids) -> str:
         why = publishable(run)
         if why:
             raise SystemExit(f"docs/results/{folder}: {why}; it cannot feed a README table")
-    commits = sorted({r["commit"][:7] for r in runs})
+    commits = sorted({(r.get("commit") or r["source_commit"])[:7] for r in runs})
     days = sorted({r["started"][:10] for r in runs})
     m = runs[0]["machine"] if runs else {}
     machine = (f"{m.get('gpu') or m.get('cpu')}, {m.get('cpu_count')} cores, "
@@ -221,9 +221,35 @@ def forecasting() -> str:
     text = "\n".join(lines) + "\n\n" + source_line + "."
     if notes:
         text += " " + "; ".join(notes) + "."
+    text += _partial_same_run(same, spec, same_sets)
     cov = old[old.model == spec["model"]].cov80
     return text + (f" The default's 80% intervals cover {100 * cov.min():.0f}-{100 * cov.max():.0f}% of "
                    f"the test values at every set, horizon and seed of those rows.")
+
+
+def _partial_same_run(same: pd.DataFrame, spec: dict, complete: list[str]) -> str:
+    """The same run's rows of the sets it has not completed, per horizon (the default's mean over
+    its seeds, each peer's seeds): shown as partial, never mixed into the table above."""
+    parts, ids = [], set()
+    for name, shown in spec["sets"].items():
+        rows = same[same.dataset == name] if len(same) else same
+        if shown in complete or not len(rows):
+            continue
+        for h, at in rows.groupby("horizon"):
+            ours = at[at.model == "tsattn:softmax"]
+            peers = at[at.model.isin(list(spec["peers"]) + ["nhits"])]
+            if not len(ours) or not len(peers):
+                continue
+            ids |= set(at.run_id)
+            cells = [f"default {ours.mse.mean():.4f} (seeds {', '.join(map(str, sorted(ours.seed)))})"]
+            cells += [f"{m} {g.mse.mean():.4f} (seeds {', '.join(map(str, sorted(g.seed)))}, "
+                      f"{int(g.n_steps.max())} steps)" for m, g in peers.groupby("model")]  # fmt: skip
+            parts.append(f"{shown} h{h}: " + ", ".join(cells))
+    if not parts:
+        return ""
+    return (f" Partial, one run of today's code, the peers at the default's step rule "
+            f"(`docs/results/{spec['same_run']}/`, {_recorded(spec['same_run'], ids)}): "
+            + "; ".join(parts) + ".")
 
 
 def _dates(folder: str, label: str) -> str:
