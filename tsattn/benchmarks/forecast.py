@@ -299,10 +299,10 @@ def run_forecast_benchmark(
         else:  # the columns first, so that the file reads back whenever the run stops
             pd.DataFrame(columns=RESULT_COLUMNS).to_csv(csv, index=False)
     with recorded_run(out, command, _portable(asdict(config)), config.device) as record:
-        return _run(config, out, frames, log, command, progress, n_jobs, peers, csv, done, record["id"])
+        return _run(config, out, frames, log, progress, n_jobs, peers, csv, done, record["id"])
 
 
-def _run(config, out, frames, log, command, progress, n_jobs, peers, csv, done, run_id) -> pd.DataFrame:
+def _run(config, out, frames, log, progress, n_jobs, peers, csv, done, run_id) -> pd.DataFrame:
     """The body of :func:`run_forecast_benchmark` inside its run record."""
     from joblib import Parallel, delayed
     from tqdm.auto import tqdm
