@@ -41,8 +41,14 @@ def test_ctrl_c_an_error_and_sigterm_each_leave_their_final_status(tmp_path):
         raise ValueError("bad setting")
     with pytest.raises(KeyboardInterrupt), runinfo.recorded_run(tmp_path, "c", {}):
         os.kill(os.getpid(), signal.SIGTERM)  # what `timeout` or `kill` sends
+    with pytest.raises(SystemExit), runinfo.recorded_run(tmp_path, "d", {}):
+        try:  # Lightning catches the interrupt and exits instead
+            os.kill(os.getpid(), signal.SIGTERM)
+        except KeyboardInterrupt:
+            raise SystemExit(1) from None
     runs = _runs(tmp_path)
-    assert [r["status"] for r in runs] == ["interrupted", "failed", "interrupted"]
+    assert [r["status"] for r in runs] == ["interrupted", "failed", "interrupted", "interrupted"]
+    assert "SystemExit" in runs[3]["note"]
     assert "bad setting" in runs[1]["note"] and all(r["ended"] for r in runs)
     assert signal.getsignal(signal.SIGTERM) is not None  # the handler was put back
 

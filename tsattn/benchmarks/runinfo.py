@@ -149,9 +149,10 @@ def _now() -> str:
 def recorded_run(folder: str | Path, command: str | None, settings: dict[str, Any],
                  device: str | None = None) -> Iterator[dict[str, Any]]:  # fmt: skip
     """Record one run in ``folder/config.json`` around the ``with`` block; yields the entry (its
-    ``id`` goes into every row). SIGTERM is turned into ``KeyboardInterrupt`` inside the block, so
-    a run stopped by ``timeout`` or ``kill`` ends ``interrupted``, not ``running``; only SIGKILL
-    or a power cut leave ``running`` behind, which :func:`stale_runs` finds."""
+    ``id`` goes into every row). SIGINT and SIGTERM raise ``KeyboardInterrupt`` inside the block,
+    so a run stopped by Ctrl-C, ``timeout`` or ``kill`` ends ``interrupted``, not ``running`` or
+    ``failed``, also when a library turns the interrupt into another exit (Lightning exits with
+    ``SystemExit(1)``); only SIGKILL or a power cut leave ``running`` behind (:func:`stale_runs`)."""
     path = Path(folder) / "config.json"
     entry = {"id": f"{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}-{secrets.token_hex(2)}", "command": command,
              **code_state(), "machine": machine(), "device": device, "settings": settings,
@@ -166,27 +167,34 @@ def recorded_run(folder: str | Path, command: str | None, settings: dict[str, An
 
         _update(path, change)
 
-    def on_term(signum, frame):  # noqa: ARG001
+    stopped: list[int] = []
+
+    def on_stop(signum, frame):  # noqa: ARG001
+        stopped.append(signum)
         raise KeyboardInterrupt(f"signal {signum}")
 
-    previous = None
-    try:
-        previous = signal.signal(signal.SIGTERM, on_term)
-    except ValueError:  # not the main thread: SIGTERM keeps its handler
-        pass
+    previous = {}
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            previous[sig] = signal.signal(sig, on_stop)
+        except ValueError:  # not the main thread: the handlers stay
+            pass
     try:
         yield entry
-    except KeyboardInterrupt:
-        end("interrupted", "stopped before every fit finished; rerun the same command to resume")
-        raise
     except BaseException as err:
-        end("failed", f"{type(err).__name__}: {err}"[:300])
+        # a library may turn the interrupt into another exit (Lightning: SystemExit(1))
+        if isinstance(err, KeyboardInterrupt) or stopped:
+            end("interrupted", "stopped before every fit finished"
+                + (f" (signal {stopped[0]}, ended as {type(err).__name__})" if stopped else "")
+                + "; rerun the same command to resume")  # fmt: skip
+        else:
+            end("failed", f"{type(err).__name__}: {err}"[:300])
         raise
     else:
         end("finished")
     finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def stale_runs(path: str | Path) -> list[dict[str, Any]]:
