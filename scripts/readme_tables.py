@@ -77,7 +77,7 @@ def _recorded(folder: str, run_ids) -> str:
     machine = (f"{m.get('gpu') or m.get('cpu')}, {m.get('cpu_count')} cores, "
                f"{m.get('torch_threads')} thread(s) per fit")  # fmt: skip
     interrupted = [r["id"] for r in runs if r["status"] == "interrupted"]
-    status = f"; interrupted, partial: {', '.join(interrupted)}" if interrupted else ""
+    status = f"; interrupted before their end: {', '.join(interrupted)}" if interrupted else ""
     return f"commit {', '.join(commits)}, {', '.join(days)}, {machine}{status}"
 
 
@@ -176,12 +176,18 @@ def forecasting() -> str:
         texts = {"tsattn": note, "network alone": ""}
         cells["network alone"] = float(net)
         for peer, label in spec["peers"].items():
-            rows = source[source.model == peer] if use_same else old.iloc[:0]
-            rows = _complete(rows, horizons) if len(rows) else rows
-            if len(rows):
+            ran = source[source.model == peer] if use_same else old.iloc[:0]
+            rows = _complete(ran, horizons) if len(ran) else ran
+            older = not len(rows)
+            if not older:
                 same_ids |= set(rows.run_id)
                 left = ""
             else:
+                if len(ran):  # the same run reached some horizons only: named, not mixed in
+                    same_ids |= set(ran.run_id)
+                    notes.append(f"{shown} {label} in the same run, seed 0 at "
+                                 + ", ".join(f"h{h} {v:.4f}" for h, v in ran.groupby("horizon").mse.mean().items())
+                                 + " (the other horizons not reached)")  # fmt: skip
                 rows, left = _peer_rows(old[(old.dataset == name) & (old.model == peer)], horizons,
                                         spec["budget"])  # fmt: skip
                 if len(rows):
@@ -190,7 +196,7 @@ def forecasting() -> str:
                 cells[label], texts[label] = float("nan"), ""
                 continue
             cells[label], texts[label] = _cell(rows, seeds, spec["budget"], marks)
-            if not use_same:
+            if older:
                 texts[label] += "†"
             if left:
                 notes.append(f"{shown} {label}: {left}")
@@ -211,9 +217,9 @@ def forecasting() -> str:
                    f"{_dates(spec['folder'], 'refit')}, the 2-core CPU machine, one thread per fit, "
                    f"at most {spec['budget']} steps with early stopping")  # fmt: skip
     if same_sets:
-        source_line += (f"; {', '.join(same_sets)}: the default and the peers in one run "
+        source_line += (f"; {', '.join(same_sets)}: the default and the peers without † from the runs of one commit "
                         f"(`docs/results/{spec['same_run']}/`, {_recorded(spec['same_run'], same_ids)}, "
-                        f"the peers at the default's step budget)")  # fmt: skip
+                        f"the peers at the default's step rule)")  # fmt: skip
     if old_peer_sets:
         source_line += (f"; † peers of {', '.join(dict.fromkeys(old_peer_sets))}: older runs and code "
                         f"({_peer_dates(spec['folder'], spec['peers'])}, CPU or a lent H100), "
