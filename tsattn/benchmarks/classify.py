@@ -71,7 +71,7 @@ PEERS: dict[str, tuple[str, str, str | None, str]] = {
 RESULT_COLUMNS = [
     "dataset", "archive", "model", "seed", "fold", "metric", "score", "log_loss", "status", "error", "fit_s",
     "predict_s", "n_params", "n_steps", "n_epochs", "time_limited", "n_train", "n_test",
-    "n_channels", "length", "threads",
+    "n_channels", "length", "threads", "run_id",
 ]  # fmt: skip
 
 
@@ -416,6 +416,7 @@ def run_classify_benchmark(config: ClassifyBenchmark, out: str | Path, progress:
     from joblib import Parallel, delayed
 
     from tsattn.benchmarks.classify_report import write_report
+    from tsattn.benchmarks.runinfo import ensure_columns, recorded_run
 
     datasets = resolve_datasets(config.datasets, config.cached_only)
     models = resolve_models(config.attentions, config.peers, PEERS, config.label, _missing_peer_package)
@@ -441,6 +442,7 @@ def run_classify_benchmark(config: ClassifyBenchmark, out: str | Path, progress:
             commands = previous.get("commands", [previous["command"]] if previous.get("command") else [])
             record["commands"] = list(dict.fromkeys([*commands, *([command] if command else [])]))
             record["invocations"] = previous.get("invocations", [])
+            record["runs"] = previous.get("runs", [])  # tsattn.benchmarks.runinfo's records
             if seconds is not None:
                 record["invocations"].append({"fits": len(todo), "wall_seconds": round(seconds, 1)})
             config_path.write_text(json.dumps(record, indent=2, default=repr), encoding="utf-8")
@@ -449,30 +451,43 @@ def run_classify_benchmark(config: ClassifyBenchmark, out: str | Path, progress:
     log(f"{len(datasets)} datasets x {len(models)} models x {len(config.seeds)} seeds"
         + (f" x {config.cv} folds of TRAIN" if config.cv else "") + ": "
         f"{len(todo)} fits to run, {len(done)} already in {path}")  # fmt: skip
-    t0 = time.perf_counter()
-    bar = None
-    if progress and todo:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=len(todo), desc="bench classify", unit="fit")
-    try:
+    ensure_columns(path, RESULT_COLUMNS)  # written before a column was added
+    settings = {k: v for k, v in record.items() if k not in ("commands", "invocations", "runs")}
+    with recorded_run(out, command, settings, config.device) as run:
+        t0 = time.perf_counter()
         with _backend(config.n_jobs, config.scheduler) as n_workers:
             threads = worker_threads(n_workers, config.scheduler)
             jobs = (delayed(run_one)(a, n, m, s, config, threads, f) for a, n, m, s, f in todo)
-            runner = Parallel(n_jobs=n_workers, return_as="generator_unordered")
-            for row in runner(jobs) if todo else ():
-                append_row(path, row, RESULT_COLUMNS)
-                if bar is not None:
-                    bar.update(1)
-                    bar.set_postfix_str(f"{row['dataset']} {row['model']} {row.get('score', row['status'])}")
-    except KeyboardInterrupt:
+            results = Parallel(n_jobs=n_workers, return_as="generator_unordered")(jobs) if todo else ()
+            collect_rows(results, path, RESULT_COLUMNS, run["id"], len(todo) if progress else 0,
+                         "bench classify", "score", lambda: _done(path, False)[0],
+                         lambda: save_config(time.perf_counter() - t0))  # fmt: skip
         save_config(time.perf_counter() - t0)
         rows = _done(path, False)[0]
+        write_report(rows, out)
+        return rows
+
+
+def collect_rows(results, path: Path, columns, run_id: str, bar_total: int, desc: str, score: str,
+                 reread, on_interrupt) -> None:  # fmt: skip
+    """Append each row of ``results`` (row dicts, as fits finish) to the CSV ``path`` with the
+    run's ``run_id``, under a progress bar of ``bar_total`` fits (0: none) showing ``score``. On
+    Ctrl-C: ``on_interrupt()``, then :class:`BenchmarkInterrupted` with ``reread()``'s rows."""
+    bar = None
+    if bar_total:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=bar_total, desc=desc, unit="fit")
+    try:
+        for row in results:
+            append_row(path, {**row, "run_id": run_id}, columns)
+            if bar is not None:
+                bar.update(1)
+                bar.set_postfix_str(f"{row['dataset']} {row['model']} {row.get(score, row['status'])}")
+    except KeyboardInterrupt:
+        on_interrupt()
+        rows = reread()
         raise BenchmarkInterrupted(rows, f"interrupted; {len(rows)} finished fits are in {path}") from None
     finally:
         if bar is not None:
             bar.close()
-    save_config(time.perf_counter() - t0)
-    rows = _done(path, False)[0]
-    write_report(rows, out)
-    return rows

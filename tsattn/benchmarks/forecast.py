@@ -27,8 +27,6 @@ everything recorded after each dataset.
 
 from __future__ import annotations
 
-import json
-import os
 import time
 import warnings
 from collections.abc import Callable, Sequence
@@ -45,6 +43,7 @@ from tsattn.benchmarks import BenchmarkInterrupted, append_row, portable_paths, 
 from tsattn.benchmarks.forecast_baselines import BASELINES, ar_forecast, fit_ar, seasonal_naive
 from tsattn.benchmarks.forecast_peers import PEERS, memory_problem, missing_peers, peer_forecasts
 from tsattn.benchmarks.forecast_scores import score_windows
+from tsattn.benchmarks.runinfo import ensure_columns, recorded_run
 from tsattn.io import seasonal_period
 
 __all__ = [
@@ -66,7 +65,7 @@ COVERAGES = (0.8, 0.95)
 RESULT_COLUMNS = ("dataset", "split", "horizon", "context_length", "n_windows", "model", "seed",
                   "mse", "mae", "cov80", "cov95", "width80", "pinball80", "pinball95", "blend",
                   "anchor", "mse_network", "mse_anchor", "n_steps", "fit_s",
-                  "predict_s", "status", "error", "threads")  # fmt: skip
+                  "predict_s", "status", "error", "threads", "run_id")  # fmt: skip
 _KEY = ["dataset", "split", "horizon", "model", "seed"]
 
 
@@ -286,7 +285,27 @@ def run_forecast_benchmark(
     :func:`tsattn.datasets.load_forecasting` (tests). ``progress``: a bar over the fits to run,
     naming the one running (a peer's fit on a CPU can take half an hour). ``n_jobs > 1``: the
     fits run in that many worker processes (joblib), each with its share of the cores' torch
-    threads, rows appended as they finish. Returns every row recorded in ``out``."""
+    threads, rows appended as they finish. The run is recorded in ``config.json`` (its commit,
+    command, machine, start, end and final status: :mod:`tsattn.benchmarks.runinfo`) and every
+    row carries its ``run_id``. Returns every row recorded in ``out``."""
+    peers = check_config(config)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    csv = out / "results.csv"
+    done = set()
+    ensure_columns(csv, RESULT_COLUMNS)  # written before a column was added
+    with file_lock(csv):  # runs started on one folder at once: one header, no row overwritten
+        if csv.is_file() and csv.stat().st_size:
+            old = pd.read_csv(csv)
+            done = {_key(*r) for r in old[_KEY].astype(str).itertuples(index=False)}
+        else:  # the columns first, so that the file reads back whenever the run stops
+            pd.DataFrame(columns=RESULT_COLUMNS).to_csv(csv, index=False)
+    with recorded_run(out, command, _portable(asdict(config)), config.device) as record:
+        return _run(config, out, frames, log, progress, n_jobs, peers, csv, done, record["id"])
+
+
+def _run(config, out, frames, log, progress, n_jobs, peers, csv, done, run_id) -> pd.DataFrame:
+    """The body of :func:`run_forecast_benchmark` inside its run record."""
     from joblib import Parallel, delayed
     from tqdm.auto import tqdm
 
@@ -294,20 +313,6 @@ def run_forecast_benchmark(
     from tsattn.benchmarks.forecast_report import plot_samples, save_samples, write_report
     from tsattn.datasets import forecasting_entry
 
-    peers = check_config(config)
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    csv = out / "results.csv"
-    done = set()
-    with file_lock(csv):  # runs started on one folder at once: one header, no row overwritten
-        if csv.is_file() and csv.stat().st_size:
-            old = pd.read_csv(csv)
-            if tuple(old.columns) != RESULT_COLUMNS:  # written before a column was added
-                old.reindex(columns=RESULT_COLUMNS).to_csv(csv, index=False)
-            done = {_key(*r) for r in old[_KEY].astype(str).itertuples(index=False)}
-        else:  # the columns first, so that the file reads back whenever the run stops
-            pd.DataFrame(columns=RESULT_COLUMNS).to_csv(csv, index=False)
-    _write_config(out, config, command)
     seeds, peer_seeds = list(config.seeds), list(config.peer_seeds or config.seeds)
     models = [(m, 0) for m in config.baselines] + [(m, s) for s in seeds for m in config.model_names()]
     models += [(m, s) for s in peer_seeds for m in peers]
@@ -343,7 +348,7 @@ def run_forecast_benchmark(
             if row is None:
                 log(f"{data.name} {config.split} h={horizon} {scores}")
             else:
-                append_row(csv, row, RESULT_COLUMNS)
+                append_row(csv, {**row, "run_id": run_id}, RESULT_COLUMNS)
                 msg = (f"mse={row['mse']:.4f} mae={row['mae']:.4f}" if "mse" in row
                        else f"FAILED {row['error']}")  # fmt: skip
                 log(f"{data.name} {config.split} h={horizon} {row['model']} seed={row['seed']}: {msg}")
@@ -358,7 +363,6 @@ def run_forecast_benchmark(
                     write_report(out, pd.read_csv(csv))
     except KeyboardInterrupt:
         bar.close()
-        _write_config(out, config, command, status="interrupted")
         raise BenchmarkInterrupted(
             pd.read_csv(csv),
             f"interrupted {running} after {finished} of {len(todo)} fits; finished fits are in "
@@ -366,7 +370,6 @@ def run_forecast_benchmark(
         ) from None
     bar.close()
     write_report(out, pd.read_csv(csv))
-    _write_config(out, config, command, status="finished")
     return pd.read_csv(csv)
 
 
@@ -388,27 +391,6 @@ def _threads() -> int:
 def _portable(record: dict) -> dict:
     """``record`` with its dataset files named without the machine's folders."""
     return {**record, "datasets": portable_paths(list(record["datasets"]))}
-
-
-def _write_config(out: Path, config: ForecastBenchmark, command: str | None,
-                  status: str = "running") -> None:  # fmt: skip
-    """Record this run in ``config.json`` (every run of the folder, with its command and how it
-    ended: ``running``, ``finished`` or ``interrupted``). Under a lock, and the end is written to
-    this process's own entry: runs started on one folder at once keep every entry."""
-    import tsattn
-
-    path = out / "config.json"
-    with file_lock(path):
-        runs = json.loads(path.read_text(encoding="utf-8"))["runs"] if path.is_file() else []
-        now = time.strftime("%Y-%m-%d %H:%M:%S")
-        if status == "running":
-            runs.append({"command": command, "config": _portable(asdict(config)), "threads": _threads(),
-                         "tsattn_version": tsattn.__version__, "started": now, "status": status,
-                         "pid": os.getpid()})  # fmt: skip
-        else:
-            mine = [r for r in runs if r.get("pid") == os.getpid() and r["status"] == "running"]
-            (mine or runs)[-1].update(status=status, ended=now)
-        path.write_text(json.dumps({"runs": runs}, indent=2, default=repr) + "\n", encoding="utf-8")
 
 
 def check_config(config: ForecastBenchmark, n_rows: dict[str, int] | None = None) -> list[str]:

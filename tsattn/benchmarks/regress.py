@@ -33,7 +33,14 @@ import pandas as pd
 
 from tsattn._validation import did_you_mean
 from tsattn.benchmarks import BenchmarkInterrupted, append_row, resolve_models
-from tsattn.benchmarks.classify import TimeLimit, _cv_split, _done, fit_predict, network_record
+from tsattn.benchmarks.classify import (
+    TimeLimit,
+    _cv_split,
+    _done,
+    collect_rows,
+    fit_predict,
+    network_record,
+)
 
 __all__ = [
     "PEERS",
@@ -57,7 +64,7 @@ SUITE = "regression"
 RESULT_COLUMNS = [
     "dataset", "model", "seed", "fold", "rmse", "mae", "coverage", "width", "status", "error",
     "fit_s", "predict_s", "n_params", "n_steps", "time_limited", "n_train", "n_test",
-    "n_channels", "length", "threads",
+    "n_channels", "length", "threads", "run_id",
 ]  # fmt: skip
 
 
@@ -226,6 +233,7 @@ def run_regress_benchmark(config: RegressBenchmark, out: str | Path, progress: b
     from tsattn._filelock import file_lock
     from tsattn._parallel import worker_threads
     from tsattn.benchmarks.regress_report import write_report
+    from tsattn.benchmarks.runinfo import ensure_columns, recorded_run
 
     if config.cv is not None and config.cv < 2:
         raise ValueError(f"cv must be at least 2 folds; got {config.cv}.")
@@ -255,6 +263,7 @@ def run_regress_benchmark(config: RegressBenchmark, out: str | Path, progress: b
             record["commands"] = list(dict.fromkeys([*previous.get("commands", []),
                                                      *([command] if command else [])]))  # fmt: skip
             record["invocations"] = previous.get("invocations", [])
+            record["runs"] = previous.get("runs", [])  # tsattn.benchmarks.runinfo's records
             if seconds is not None:
                 record["invocations"].append({"fits": len(todo), "wall_seconds": round(seconds, 1)})
             config_path.write_text(json.dumps(record, indent=2, default=repr), encoding="utf-8")
@@ -263,28 +272,17 @@ def run_regress_benchmark(config: RegressBenchmark, out: str | Path, progress: b
     log(f"{len(tasks)} tasks x {len(models)} models x {len(config.seeds)} seeds"
         + (f" x {config.cv} folds of TRAIN" if config.cv else "")
         + f": {len(todo)} fits to run, {len(done)} already in {path}")  # fmt: skip
-    t0 = time.perf_counter()
-    bar = None
-    if progress and todo:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=len(todo), desc="bench regress", unit="fit")
-    try:
+    ensure_columns(path, RESULT_COLUMNS)  # written before a column was added
+    settings = {k: v for k, v in record.items() if k not in ("commands", "invocations", "runs")}
+    with recorded_run(out, command, settings) as run:
+        t0 = time.perf_counter()
         threads = worker_threads(config.n_jobs, None)
         jobs = (delayed(run_one)(n, m, s, config, threads, f) for n, m, s, f in todo)
-        for row in Parallel(n_jobs=config.n_jobs, return_as="generator_unordered")(jobs) if todo else ():
-            append_row(path, row, RESULT_COLUMNS)
-            if bar is not None:
-                bar.update(1)
-                bar.set_postfix_str(f"{row['dataset']} {row['model']} {row.get('rmse', row['status'])}")
-    except KeyboardInterrupt:
+        results = Parallel(n_jobs=config.n_jobs, return_as="generator_unordered")(jobs) if todo else ()
+        collect_rows(results, path, RESULT_COLUMNS, run["id"], len(todo) if progress else 0,
+                     "bench regress", "rmse", lambda: _done(path, False, RESULT_COLUMNS)[0],
+                     lambda: save_config(time.perf_counter() - t0))  # fmt: skip
         save_config(time.perf_counter() - t0)
         rows = _done(path, False, RESULT_COLUMNS)[0]
-        raise BenchmarkInterrupted(rows, f"interrupted; {len(rows)} finished fits are in {path}") from None
-    finally:
-        if bar is not None:
-            bar.close()
-    save_config(time.perf_counter() - t0)
-    rows = _done(path, False, RESULT_COLUMNS)[0]
-    write_report(rows, out)
-    return rows
+        write_report(rows, out)
+        return rows
