@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from tsattn._validation import did_you_mean
-from tsattn.benchmarks import BenchmarkInterrupted, append_row, resolve_models
+from tsattn.benchmarks import resolve_models
 from tsattn.benchmarks.classify import (
     TimeLimit,
     _cv_split,
