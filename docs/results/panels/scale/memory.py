@@ -6,7 +6,7 @@ left-padded) for ``--steps`` optimiser steps (memory does not grow with steps), 
 for every series. Prints and writes to ``memory.json`` the peak resident memory (the process's
 ``ru_maxrss``), the frame's size and the times.
 
-    PYTHONPATH=. .venv/bin/python docs/results/panel_scale/memory.py --series 50000 --steps 100
+    PYTHONPATH=. .venv/bin/python docs/results/panels/scale/memory.py --series 50000 --steps 100
 """
 
 from __future__ import annotations

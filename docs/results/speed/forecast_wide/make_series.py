@@ -1,7 +1,7 @@
 """Write a series of a wide set's shape as a CSV in the long-horizon sets' layout (a ``date``
 column, then the channels, ``OT`` last): a random walk plus a daily cycle of random amplitude.
 
-    python3 docs/results/forecast_wide/make_series.py OUT.csv [ROWS CHANNELS]   # Traffic: 17544 862
+    python3 docs/results/speed/forecast_wide/make_series.py OUT.csv [ROWS CHANNELS]   # Traffic: 17544 862
 """
 
 import sys
