@@ -235,3 +235,13 @@ def test_long_frame_reader_joins_covariates_and_names_misaligned_rows():
     two.loc[two.unique_id == "s3", "ds"] = pd.date_range("2021-03-01", periods=90, freq="D")
     with pytest.raises(ValueError, match="s3"):
         read_long_frame(two)
+
+
+def test_panel_and_covariate_models_survive_pickling():
+    import pickle
+
+    df = panel()
+    model = TSForecaster(horizon=6, context_length=24, future_covariates=["load_fc"], **FAST).fit(df)
+    again = pickle.loads(pickle.dumps(model))
+    fut = future_rows(model)
+    pd.testing.assert_frame_equal(again.predict(X=fut), model.predict(X=fut))

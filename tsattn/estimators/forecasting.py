@@ -102,7 +102,7 @@ class TSForecaster(PanelForecasting, WindowScores, ForecasterParams):
         if isinstance(state.get("network_params_"), dict):
             params = state["network_params_"] = dict(state["network_params_"])
             persistence.drop_removed(params, REMOVED_NETWORK, name)
-            if "head_params" not in params:  # format 1: the Fourier head's n_harm was flat
+            if "head_params" not in params and "head" in params:  # format 1: n_harm was flat
                 n_harm = params.pop("n_harm", None)
                 params["head_params"] = {"n_harm": n_harm} if params["head"] == "fourier" else {}
         for attribute in REMOVED_ATTRIBUTES:

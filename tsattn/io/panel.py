@@ -37,14 +37,25 @@ ID, TIME, TARGET = "unique_id", "ds", "y"
 class Panel:
     """Series of one frame, each in time order.
 
-    ids : the ``unique_id`` of each series, in the frame's sorted order.
-    targets : ``(T_i, 1)`` float64 values of each series.
-    covariates : ``(T_i, k)`` float64 covariate rows of each series (``k = 0`` without any).
-    covariate_names : the ``k`` covariate columns, in the frame's order.
-    last_stamps : each series' last ``ds``.
-    stamps : each series' ``ds`` values, in time order.
-    step : the time step shared by every series: a ``pd.Timedelta``, a pandas offset (``'MS'``...
-        for calendar steps), or an int for integer ``ds``.
+    Attributes
+    ----------
+    ids : list
+        The ``unique_id`` of each series, in the frame's sorted order.
+    targets : list of ndarray
+        ``(T_i, 1)`` float64 values of each series.
+    covariates : list of ndarray
+        ``(T_i, k)`` float64 covariate rows of each series (``k = 0`` without any).
+    covariate_names : list of str
+        The ``k`` covariate columns, in the frame's order.
+    last_stamps : list
+        Each series' last ``ds``.
+    step : pd.Timedelta, pandas offset or int
+        The time step shared by every series (an offset such as ``'MS'`` for calendar steps, an
+        int for integer ``ds``).
+    stamps : list of ndarray
+        Each series' ``ds`` values, in time order.
+    lengths : ndarray
+        ``(n_series,)`` rows of each series.
     """
 
     ids: list
