@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from tsattn._validation import did_you_mean
 from tsattn.io import series as series_io
 from tsattn.io.checks import standardisation
 from tsattn.io.panel import is_long_frame, read_long_frame
@@ -85,12 +86,8 @@ def resolve_future(future_covariates: Any, names: list[str]) -> tuple[int, ...]:
         elif str(item) in names:
             out.append(names.index(str(item)))
         else:
-            from difflib import get_close_matches
-
-            close = get_close_matches(str(item), names, n=1)
-            hint = f" Did you mean {close[0]!r}?" if close else ""
             raise ValueError(f"future_covariates names {item!r}, which is not a covariate column "
-                             f"(covariates: {names}).{hint}")
+                             f"(covariates: {names}).{did_you_mean(item, names, n=1)}")
     return tuple(dict.fromkeys(out))
 
 

@@ -103,16 +103,12 @@ def _check_finite(frame: pd.DataFrame, values: np.ndarray, columns: list[str], w
 def _step(frame: pd.DataFrame, what: str) -> Any:
     """The time step every series shares; an error naming a series that has gaps or another step."""
     ds = frame[TIME]
-    if pd.api.types.is_datetime64_any_dtype(ds):
-        diffs = ds.groupby(frame[ID], sort=False).diff()
-    elif pd.api.types.is_integer_dtype(ds):
-        diffs = ds.groupby(frame[ID], sort=False).diff()
-    else:
+    if not (pd.api.types.is_datetime64_any_dtype(ds) or pd.api.types.is_integer_dtype(ds)):
         raise ValueError(
             f"{what}'s {TIME!r} column has dtype {ds.dtype}; it must hold datetimes "
             f"(pd.to_datetime(df[{TIME!r}])) or integers (time step numbers)."
         )
-    diffs = diffs.dropna()
+    diffs = ds.groupby(frame[ID], sort=False).diff().dropna()
     if not len(diffs):  # every series a single row
         return pd.Timedelta(hours=1) if pd.api.types.is_datetime64_any_dtype(ds) else 1
     first = diffs.iloc[0]
