@@ -29,10 +29,9 @@ import numpy as np
 import torch
 
 __all__ = ["ANCHORS", "AnchorFit", "candidates", "choose", "crossfit_errors", "cycle_profile",
-           "fit_anchor", "fit_blend", "fit_linear_anchor", "last_value_anchor",
-           "seasonal_naive_anchor"]
+           "fit_anchor", "fit_blend", "fit_linear_anchor", "last_value_anchor"]
 
-ANCHORS = ("auto", "linear", "nlinear", "last", "season", "cycle", "ncycle")
+ANCHORS = ("auto", "linear", "nlinear", "last", "cycle", "ncycle")
 #: The anchors fitted by ridge regression on the training windows, and their ``relative`` flag.
 _RIDGES = {"linear": False, "nlinear": True, "cycle": False, "ncycle": True}
 #: Rows (window, channel) of the ridge regression at most; a random subset above it.
@@ -50,19 +49,6 @@ def last_value_anchor(context_length: int, horizon: int) -> tuple[np.ndarray, np
     """``(weight (horizon, L), bias (horizon,))`` repeating the last value."""
     weight = np.zeros((horizon, context_length))
     weight[:, -1] = 1.0
-    return weight, np.zeros(horizon)
-
-
-def seasonal_naive_anchor(context_length: int, horizon: int,
-                          period: int) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
-    """``(weight (horizon, L), bias (horizon,))`` repeating the context's last ``period`` steps
-    (the seasonal naive forecast; ``period <= context_length``)."""
-    if not 1 < period <= context_length:
-        raise ValueError(f"anchor='season' needs 1 < period <= context_length; got period={period} "
-                         f"and context_length={context_length}.")
-    weight = np.zeros((horizon, context_length))
-    steps = np.arange(horizon)
-    weight[steps, context_length - period + steps % period] = 1.0
     return weight, np.zeros(horizon)
 
 
@@ -151,8 +137,6 @@ def fit_anchor(name: str, series: np.ndarray, starts: np.ndarray, context_length
                horizon: int, period: int, rng: np.random.Generator) -> AnchorFit:
     """Fit anchor ``name`` (one of :data:`ANCHORS` but ``'auto'``) on the training windows
     ``starts`` of ``series (T, C)``; ``period`` steps per season for the seasonal ones."""
-    if name == "season":
-        return AnchorFit(name, *seasonal_naive_anchor(context_length, horizon, period))
     if name not in _RIDGES:
         return AnchorFit(name, *last_value_anchor(context_length, horizon))
     cycle = None

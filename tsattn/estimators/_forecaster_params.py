@@ -63,8 +63,7 @@ class ForecasterParams(BaseTSEstimator):
         "auto", [StrOptions(set(_anchor.ANCHORS)), None], "Simple forecaster blended with the "
         "network by a weight chosen on the validation windows (``blend_``): ``'linear'``, a ridge "
         "regression of the horizon on the context shared by the channels (persistence and mean "
-        "reversion, as an autoregressive model); ``'last'``, the last value; ``'season'``, the "
-        "context's last ``period`` steps repeated (the seasonal naive forecast); ``'cycle'``, the ridge "
+        "reversion, as an autoregressive model); ``'last'``, the last value; ``'cycle'``, the ridge "
         "on windows less a seasonal profile of ``period`` steps (each window's phase read from its "
         "values); ``'nlinear'``, ``'ncycle'``, those ridges level-free (the context's last value "
         "subtracted and added back, as NLinear: no pull back to the training level; shrunk toward "
@@ -77,7 +76,7 @@ class ForecasterParams(BaseTSEstimator):
     )
     period: int | str | None = param(
         "auto", [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"}), None],
-        "Steps per season of the ``'season'`` and ``'cycle'`` anchors. ``'auto'``: read from a pandas time index "
+        "Steps per season of the ``'cycle'`` and ``'ncycle'`` anchors. ``'auto'``: read from a pandas time index "
         "(a day of sub-daily rows, a week of daily rows, 52 weekly or 12 monthly rows), none for "
         "arrays or other indexes (``period_``); None or 1: no seasonal anchor."
     )

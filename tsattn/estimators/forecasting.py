@@ -170,12 +170,9 @@ class TSForecaster(PanelForecasting, WindowScores, ForecasterParams):
             index = (info or {}).get("index")
             period = 1 if index is None else series_io.seasonal_period(index)
         period = int(period or 1)
-        if self.anchor not in ("auto", "season", "cycle", "ncycle") or n_train < 2 * period:
+        if self.anchor not in ("auto", "cycle", "ncycle") or n_train < 2 * period:
             period = 1
-        if self.anchor == "season" and period > self.context_length:
-            raise ValueError(f"anchor='season' repeats the context's last season: period={period} "
-                             f"exceeds context_length={self.context_length}; raise context_length.")
-        if self.anchor in ("season", "cycle", "ncycle") and period == 1:  # never without a season
+        if self.anchor in ("cycle", "ncycle") and period == 1:  # never silently without a season
             raise ValueError(
                 f"anchor={self.anchor!r} needs a season of at least 2 steps and two seasons of "
                 f"training rows; got period={self.period!r} ({n_train} training rows). Pass "
