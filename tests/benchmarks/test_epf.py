@@ -77,3 +77,23 @@ def test_neuralforecast_peers_read_their_covariates_on_a_short_market(tmp_path):
     res = run_epf(config, {"XX": path}, tmp_path / "o", progress=False)
     assert list(res["setting"]) == ["past", "future", "none"]
     assert (res["status"] == "ok").all() and (res["n_windows"] == 180 + 168 - 192 + 1).all()
+
+
+def test_tsattn_rows_record_how_often_its_intervals_cover_the_price(tmp_path):
+    path = tmp_path / "XX.csv"
+    _market(n=900).to_csv(path, index=False)
+    config = EPFBenchmark(models=["tsattn", "naive_day"], settings=["future"], split="test",
+                          tsattn_params={"max_steps": 20, "d_model": 8, "n_heads": 2, "n_layers": 1})
+    res = run_epf(config, {"XX": path}, tmp_path / "o", progress=False).set_index("model")
+    assert (res["status"] == "ok").all()
+    assert 0 < res.loc["tsattn", "cov80"] < res.loc["tsattn", "cov95"] <= 1
+    assert np.isnan(res.loc["naive_day", "cov80"])  # no intervals: no coverage
+    # by hand from the model's own quantiles: the 80% band's share of the test prices
+    data = EPFData(_market(n=900), 168, 24)
+    out = forecast(data, config, "tsattn", "future", 0)
+    y_true = data.windows("test")[2]
+    assert out.shape == (*y_true.shape, 5)
+    assert (out[..., 1] <= out[..., 2]).all() and (out[..., 3] <= out[..., 4]).all()
+    inside = np.mean((y_true >= out[..., 2]) & (y_true <= out[..., 3]))
+    assert res.loc["tsattn", "cov80"] == pytest.approx(inside)
+    assert res.loc["tsattn", "mse"] == pytest.approx(np.mean((out[..., 0] - y_true) ** 2))

@@ -123,3 +123,25 @@ def test_a_global_neuralforecast_peer_forecasts_every_series(tmp_path, shared_da
     config = M4Benchmark(models=["nf:NHITS"], split="val", max_steps=2)
     res = run_m4(config, train_path, None, tmp_path / "o", progress=False)
     assert res["status"].iloc[0] == "ok" and res["n_series"].iloc[0] == 3
+
+
+def test_msis_and_coverage_by_hand():
+    fit = pd.DataFrame({"unique_id": "a", "ds": np.arange(1, 27), "y": np.r_[np.zeros(24), 2.0, 2.0]})
+    # MASE's divisor: the mean absolute lag-24 difference of the in-sample rows, (2 + 2) / 2 = 2
+    target = pd.DataFrame({"unique_id": "a", "ds": [27, 28], "y": [1.0, 5.0]})
+    pred = target.assign(y=[1.0, 1.0], lo95=[0.0, 0.0], lo80=[0.5, 0.5], hi80=[1.5, 1.5], hi95=[2.0, 3.0])
+    s = score_forecasts(fit, target, pred, 24)
+    assert s["cov80"] == 0.5 and s["cov95"] == 0.5  # 1.0 inside both; 5.0 above both
+    # step 1: width 2 / 2 = 1; step 2: (3 + 40 * (5 - 3)) / 2 = 41.5
+    assert s["msis"] == pytest.approx((1 + 41.5) / 2)
+    assert "cov80" not in score_forecasts(fit, target, pred[["unique_id", "ds", "y"]], 24)
+
+
+@pytest.mark.slow
+def test_tsattn_rows_carry_their_intervals_coverage(tmp_path, shared_datasets):
+    train_path, test_path = _few_series(tmp_path, shared_datasets)
+    config = M4Benchmark(models=["tsattn"], split="val", tsattn_params={
+        "max_steps": 10, "d_model": 8, "n_heads": 2, "n_layers": 1, "period": 24})
+    res = run_m4(config, train_path, test_path, tmp_path / "o", progress=False)
+    assert res["status"].tolist() == ["ok"]
+    assert 0 <= res["cov80"].iloc[0] <= res["cov95"].iloc[0] <= 1 and res["msis"].iloc[0] > 0

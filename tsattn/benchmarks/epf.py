@@ -33,11 +33,15 @@ from tsattn.benchmarks.panel_run import (
     try_model,
     write_row,
 )
+from tsattn.benchmarks.runinfo import ensure_columns
 
 __all__ = ["EPFBenchmark", "EPFData", "PUBLISHED", "read_epf", "run_epf", "write_epf_report"]
 
-COLUMNS = ["market", "split", "setting", "model", "seed", "mse", "mae", "n_windows", "seconds", "status"]
+COLUMNS = ["market", "split", "setting", "model", "seed", "mse", "mae", "n_windows", "seconds", "status",
+           "cov80", "cov95"]  # fmt: skip
 COVARIATE_FREE = ("naive_day", "naive_week", "nf:PatchTST")
+#: the quantiles ``tsattn`` forecasts beside its point forecast: the 95% and 80% intervals' bounds
+BOUNDS = (0.025, 0.1, 0.9, 0.975)
 
 #: TimeXer (Wang et al., NeurIPS 2024), Table 2 (short-term EPF, past-only covariates), as in its
 #: repository's figure ``Result_EPF.png``: (market, model, MSE, MAE).
@@ -168,7 +172,9 @@ def _neural(data: EPFData, setting: str, split: str, model: str, seed: int, max_
 
 
 def _tsattn(data: EPFData, setting: str, split: str, seed: int, params: dict) -> np.ndarray:
-    """Our forecaster through the batch API of issue 51: fit on TRAIN, predict every window."""
+    """Our forecaster through the batch API of issue 51: fit on TRAIN, predict every window.
+    Returns ``(windows, horizon, 5)``: the point forecast, then the quantiles ``BOUNDS`` (the
+    80% and 95% intervals' bounds)."""
     from tsattn.estimators import TSForecaster
 
     n = data.n_train
@@ -177,12 +183,15 @@ def _tsattn(data: EPFData, setting: str, split: str, seed: int, params: dict) ->
     g = TSForecaster(horizon=data.horizon, context_length=data.context, future_covariates=future,
                      random_state=seed, **params).fit(data.values[:n, -1], x_train)  # fmt: skip
     y_ctx, x_win, _ = data.windows(split)
-    out = np.asarray(g.predict(np.ascontiguousarray(y_ctx), X=np.ascontiguousarray(x_win)))
-    return out[..., 0]  # (windows, horizon, 1): the one target channel
+    y_ctx, x_win = np.ascontiguousarray(y_ctx), np.ascontiguousarray(x_win)
+    point = np.asarray(g.predict(y_ctx, X=x_win))[..., 0]  # (windows, horizon, 1): the price
+    bounds = np.asarray(g.predict_quantiles(y_ctx, alpha=BOUNDS, X=x_win))[:, :, 0, :]
+    return np.concatenate([point[..., None], bounds], axis=-1)
 
 
 def forecast(data: EPFData, config: EPFBenchmark, model: str, setting: str, seed: int) -> np.ndarray:
-    """``(windows, horizon)`` standardised price forecasts of ``model`` on ``config.split``."""
+    """``(windows, horizon)`` standardised price forecasts of ``model`` on ``config.split``; for
+    ``tsattn`` ``(windows, horizon, 5)``: the point forecast, then the :data:`BOUNDS` quantiles."""
     split = config.split
     if model == "naive_day":
         return data.windows(split)[0][:, -data.horizon:].copy()
@@ -203,12 +212,22 @@ def _seeded(model: str) -> bool:
 
 
 def _score(data: EPFData, split: str, pred: np.ndarray) -> dict[str, float]:
+    """MSE and MAE of the ``(windows, horizon)`` forecasts; given ``(windows, horizon, 5)`` (the
+    point forecast and the :data:`BOUNDS` quantiles), also the share of prices inside the 80%
+    and 95% intervals."""
     y_true = data.windows(split)[2]
-    pred = np.asarray(pred, dtype=float).reshape(y_true.shape)
+    pred = np.asarray(pred, dtype=float)
+    bounds = pred[..., 1:] if pred.ndim == 3 else None
+    pred = (pred[..., 0] if pred.ndim == 3 else pred).reshape(y_true.shape)
     if not np.all(np.isfinite(pred)):
         raise ValueError("forecasts hold NaN or inf")
     err = pred - y_true
-    return {"mse": float(np.mean(err**2)), "mae": float(np.mean(np.abs(err))), "n_windows": len(y_true)}
+    out = {"mse": float(np.mean(err**2)), "mae": float(np.mean(np.abs(err))), "n_windows": len(y_true)}
+    if bounds is not None:
+        for k, c in enumerate(("95", "80")):
+            lo, hi = bounds[..., k], bounds[..., -1 - k]
+            out[f"cov{c}"] = float(np.mean((y_true >= lo) & (y_true <= hi)))
+    return out
 
 
 def run_epf(config: EPFBenchmark, paths: dict[str, str | Path], out: Path, command: str = "",
@@ -218,6 +237,7 @@ def run_epf(config: EPFBenchmark, paths: dict[str, str | Path], out: Path, comma
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     with recorded_run(out, command, {**asdict(config), "markets": sorted(paths)}):
+        ensure_columns(out / "results.csv", COLUMNS)  # rows written before a column was added
         done = done_keys(out / "results.csv", ["market", "split", "setting", "model", "seed"])
         for market, path in paths.items():
             data = EPFData(read_epf(path), config.context, config.horizon)
@@ -247,7 +267,8 @@ def write_epf_report(out: Path) -> None:
     ok = results[results["status"] == "ok"]
     summary = (ok.groupby(["market", "split", "setting", "model"], sort=False)
                .agg(seeds=("seed", "size"), MSE=("mse", "mean"), MSE_sd=("mse", "std"),
-                    MAE=("mae", "mean"), MAE_sd=("mae", "std"), seconds=("seconds", "mean"))
+                    MAE=("mae", "mean"), MAE_sd=("mae", "std"), seconds=("seconds", "mean"),
+                    **{c: (c, "mean") for c in ("cov80", "cov95") if c in ok})
                .reset_index())  # fmt: skip
     summary.to_json(out / "summary.json", orient="records", indent=2)
     lines = ["# EPF day-ahead prices, TimeXer's protocol (context 168, horizon 24, every window)\n",

@@ -28,10 +28,14 @@ from tsattn.benchmarks.panel_run import (
     try_model,
     write_row,
 )
+from tsattn.benchmarks.runinfo import ensure_columns
 
 __all__ = ["M4Benchmark", "PUBLISHED", "read_m4", "run_m4", "score_forecasts", "write_m4_report"]
 
-COLUMNS = ["split", "model", "seed", "smape", "mase", "n_series", "seconds", "status"]
+COLUMNS = ["split", "model", "seed", "smape", "mase", "n_series", "seconds", "status", "cov80",
+           "cov95", "msis"]  # fmt: skip
+#: the quantiles a model with intervals returns beside ``y`` (80% and 95% central intervals)
+BOUNDS = {"lo95": 0.025, "lo80": 0.1, "hi80": 0.9, "hi95": 0.975}
 
 #: The M4 paper's Hourly results (Makridakis, Spiliotis and Assimakopoulos, "The M4 Competition:
 #: 100,000 time series and 61 forecasting methods", IJF 36(1), 2020; the per-frequency tables of its
@@ -106,16 +110,24 @@ def split_panel(train: pd.DataFrame, test: pd.DataFrame | None, split: str, hori
 def score_forecasts(fit: pd.DataFrame, target: pd.DataFrame, pred: pd.DataFrame, season: int
                     ) -> dict[str, float]:  # fmt: skip
     """Mean sMAPE and MASE of ``pred`` (long ``unique_id, ds, y``) against ``target`` over every
-    series and step; MASE scaled by each series' in-sample (``fit``) seasonal differences."""
+    series and step; MASE scaled by each series' in-sample (``fit``) seasonal differences. Where
+    ``pred`` has the :data:`BOUNDS` columns, also the share of targets inside its 80% and 95%
+    intervals (``cov80``, ``cov95``) and the competition's MSIS of the 95% interval."""
     merged = target.merge(pred.rename(columns={"y": "f"}), on=["unique_id", "ds"], how="left")
     if merged["f"].isna().any():
         bad = merged.loc[merged["f"].isna(), "unique_id"].unique()
         raise ValueError(f"no (finite) forecast for {len(bad)} series' target rows, e.g. {list(bad[:3])}")
     scale = fit.groupby("unique_id", sort=False)["y"].apply(lambda s: sc.mase_scale(s.to_numpy(), season))
     merged["scale"] = merged["unique_id"].map(scale)
-    return {"smape": float(sc.smape(merged["y"], merged["f"]).mean()),
-            "mase": float((np.abs(merged["y"] - merged["f"]) / merged["scale"]).mean()),
-            "n_series": int(merged["unique_id"].nunique())}  # fmt: skip
+    out = {"smape": float(sc.smape(merged["y"], merged["f"]).mean()),
+           "mase": float((np.abs(merged["y"] - merged["f"]) / merged["scale"]).mean()),
+           "n_series": int(merged["unique_id"].nunique())}  # fmt: skip
+    if set(BOUNDS) <= set(merged.columns):
+        y = merged["y"]
+        for c in ("80", "95"):
+            out[f"cov{c}"] = float(((y >= merged[f"lo{c}"]) & (y <= merged[f"hi{c}"])).mean())
+        out["msis"] = float(sc.msis(y, merged["lo95"], merged["hi95"], merged["scale"]).mean())
+    return out
 
 
 def _local(fn: Callable[[np.ndarray], np.ndarray]) -> Callable[[pd.DataFrame, int], pd.DataFrame]:
@@ -165,8 +177,11 @@ def _tsattn(fit: pd.DataFrame, horizon: int, seed: int, params: dict) -> pd.Data
 
     f = TSForecaster(horizon=horizon, random_state=seed, **params)
     f.fit(fit[["unique_id", "ds", "y"]])
-    pred = f.predict()
-    return pred[["unique_id", "ds", "y"]]
+    pred = f.predict()[["unique_id", "ds", "y"]]
+    bounds = f.predict_quantiles(alpha=tuple(BOUNDS.values()))
+    for name, level in BOUNDS.items():
+        pred[name] = bounds[level].to_numpy()
+    return pred
 
 
 def _seeded(model: str) -> bool:
@@ -183,6 +198,7 @@ def run_m4(config: M4Benchmark, train_path: str | Path, test_path: str | Path | 
     with recorded_run(out, command, asdict(config)):
         train, test = read_m4(train_path, test_path if config.split == "test" else None)
         fit, target = split_panel(train, test, config.split, config.horizon)
+        ensure_columns(out / "results.csv", COLUMNS)  # rows written before a column was added
         done = done_keys(out / "results.csv", ["split", "model", "seed"])
         for model in config.models:
             for seed in (config.seeds if _seeded(model) else [0]):
@@ -216,7 +232,8 @@ def summarise(results: pd.DataFrame) -> pd.DataFrame:
                      "sMAPE": g["smape"].mean(), "sMAPE_sd": g["smape"].std(),
                      "MASE": g["mase"].mean(), "MASE_sd": g["mase"].std(),
                      "OWA": float(np.mean(owas)), "OWA_sd": float(np.std(owas, ddof=1)) if len(g) > 1 else np.nan,
-                     "seconds": g["seconds"].mean()})  # fmt: skip
+                     "seconds": g["seconds"].mean(),
+                     **{c: g[c].mean() for c in ("cov80", "cov95", "msis") if c in g and g[c].notna().any()}})  # fmt: skip
     return pd.DataFrame(rows)
 
 

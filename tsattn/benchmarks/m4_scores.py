@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["mase_scale", "naive1", "naive2", "owa", "seasonal_indices", "seasonal_naive",
+__all__ = ["mase_scale", "msis", "naive1", "naive2", "owa", "seasonal_indices", "seasonal_naive",
            "seasonality_test", "smape"]  # fmt: skip
 
 #: the one-sided 90% critical value of the seasonality test
@@ -31,6 +31,20 @@ def smape(y: np.ndarray, f: np.ndarray) -> np.ndarray:
     y = np.asarray(y, dtype=float)
     f = np.asarray(f, dtype=float)
     return 200.0 * np.abs(y - f) / (np.abs(y) + np.abs(f))
+
+
+def msis(y: np.ndarray, lower: np.ndarray, upper: np.ndarray, scale: np.ndarray | float,
+         alpha: float = 0.05) -> np.ndarray:
+    """Per-point scaled interval score of the M4 competition (its intervals' measure, at
+    ``alpha = 0.05`` for 95% intervals): ``(upper - lower + 2/alpha (lower - y) [y < lower]
+    + 2/alpha (y - upper) [y > upper]) / scale``; arrays of one shape, ``scale`` MASE's divisor.
+
+    >>> float(msis(np.array([12.0]), np.array([8.0]), np.array([10.0]), 2.0)[0])  # (2 + 40 * 2) / 2
+    41.0
+    """
+    y, lo, hi = (np.asarray(v, dtype=float) for v in (y, lower, upper))
+    penalty = (2.0 / alpha) * (np.clip(lo - y, 0, None) + np.clip(y - hi, 0, None))
+    return (hi - lo + penalty) / np.asarray(scale, dtype=float)
 
 
 def mase_scale(insample: np.ndarray, m: int) -> float:
