@@ -33,7 +33,8 @@ CLASSIFY = {"folder": "classify", "model": "tsattn:bn_sh", "peer": "minirocket",
                       "ebcafe1-24cb1fd)"}  # fmt: skip
 FORECAST = {
     "folder": "forecast", "model": "tsattn:softmax[refit]", "seeds": (0, 1, 2),
-    "peers": {"patchtst": "PatchTST", "itransformer": "iTransformer", "dlinear": "DLinear"},
+    "peers": {"patchtst": "PatchTST", "itransformer": "iTransformer", "dlinear": "DLinear",
+              "nhits": "NHITS"},
     #: one run of today's code: its default and peers replace the older rows where complete
     "same_run": "forecast/side_by_side",
     "sets": {"ETTh1": "ETTh1", "ETTh2": "ETTh2", "ETTm1": "ETTm1", "exchange_rate": "Exchange",
@@ -61,9 +62,10 @@ def _config_runs(folder: str) -> list[dict]:
     return data.get("runs", []) if isinstance(data, dict) else []
 
 
-def _recorded(folder: str, run_ids) -> str:
-    """The provenance of the recorded runs ``run_ids`` of ``folder``: commit, dates, machine,
-    status. Raises when one cannot feed a README table (dirty, unfinished, no commit)."""
+def _recorded(folder: str, run_ids, rows: pd.DataFrame | None = None) -> str:
+    """The provenance of the recorded runs ``run_ids`` of ``folder``: per commit and machine, the
+    dates (and, given their ``rows``, the models each ran), then the interrupted ones. Raises when
+    one cannot feed a README table (dirty, unfinished, no commit)."""
     from tsattn.benchmarks.runinfo import publishable
 
     runs = [r for r in _config_runs(folder) if r.get("id") in set(run_ids)]
@@ -71,14 +73,35 @@ def _recorded(folder: str, run_ids) -> str:
         why = publishable(run)
         if why:
             raise SystemExit(f"docs/results/{folder}: {why}; it cannot feed a README table")
-    commits = sorted({(r.get("commit") or r["source_commit"])[:7] for r in runs})
-    days = sorted({r["started"][:10] for r in runs})
-    m = runs[0]["machine"] if runs else {}
-    machine = (f"{m.get('gpu') or m.get('cpu')}, {m.get('cpu_count')} cores, "
-               f"{m.get('torch_threads')} thread(s) per fit")  # fmt: skip
+    groups: dict[tuple[str, str], list[dict]] = {}
+    for run in runs:
+        groups.setdefault(((run.get("commit") or run["source_commit"])[:7], _machine(run)), []).append(run)
+    parts = []
+    for (commit, machine), group in groups.items():
+        days = ", ".join(sorted({r["started"][:10] for r in group}))
+        models = ""
+        if rows is not None:
+            ran = [m for m in rows[rows.run_id.isin({r["id"] for r in group})].model.unique()
+                   if m in _SHOWN]  # fmt: skip
+            models = " (" + ", ".join(_SHOWN[m] for m in sorted(ran, key=list(_SHOWN).index)) + ")"
+        parts.append(f"commit {commit}, {days}, {machine}{models}")
     interrupted = [r["id"] for r in runs if r["status"] == "interrupted"]
     status = f"; interrupted before their end: {', '.join(interrupted)}" if interrupted else ""
-    return f"commit {', '.join(commits)}, {', '.join(days)}, {machine}{status}"
+    return "; ".join(parts) + status
+
+
+def _machine(run: dict) -> str:
+    """A run's machine in words: its GPU or CPU, cores, fits at once and threads per fit."""
+    m = run.get("machine") or {}
+    words = (run.get("command") or "").split()
+    jobs = int(words[words.index("--n-jobs") + 1]) if "--n-jobs" in words else 1
+    threads = (run.get("settings") or {}).get("params", {}).get("n_threads") or max(
+        1, (m.get("cpu_count") or 1) // jobs)
+    return (f"{m.get('gpu') or m.get('cpu')}, {m.get('cpu_count')} cores, {jobs} fit(s) at once, "
+            f"{threads} thread(s) per fit")
+
+
+_SHOWN = {"tsattn:softmax": "default", **FORECAST["peers"]}
 
 
 # ---------------------------------------------------------------------- classification
@@ -217,8 +240,8 @@ def forecasting() -> str:
                    f"{_dates(spec['folder'], 'refit')}, the 2-core CPU machine, one thread per fit, "
                    f"at most {spec['budget']} steps with early stopping")  # fmt: skip
     if same_sets:
-        source_line += (f"; {', '.join(same_sets)}: the default and the peers without † from the runs of one commit "
-                        f"(`docs/results/{spec['same_run']}/`, {_recorded(spec['same_run'], same_ids)}, "
+        source_line += (f"; {', '.join(same_sets)}: the default and the peers without † from these runs "
+                        f"(`docs/results/{spec['same_run']}/`: {_recorded(spec['same_run'], same_ids, same)}; "
                         f"the peers at the default's step rule)")  # fmt: skip
     if old_peer_sets:
         source_line += (f"; † peers of {', '.join(dict.fromkeys(old_peer_sets))}: older runs and code "
@@ -253,8 +276,8 @@ def _partial_same_run(same: pd.DataFrame, spec: dict, complete: list[str]) -> st
             parts.append(f"{shown} h{h}: " + ", ".join(cells))
     if not parts:
         return ""
-    return (f" Partial, one run of today's code, the peers at the default's step rule "
-            f"(`docs/results/{spec['same_run']}/`, {_recorded(spec['same_run'], ids)}): "
+    return (f" Partial, runs of today's code, the peers at the default's step rule "
+            f"(`docs/results/{spec['same_run']}/`, {_recorded(spec['same_run'], ids, same)}): "
             + "; ".join(parts) + ".")
 
 

@@ -9,16 +9,18 @@
 #   TSATTN_SOURCE_COMMIT=<the clean commit this copy is> \
 #     docs/results/forecast/gpu/side_by_side.sh OUT WHEELS DATA [SECONDS]
 #   OUT      receives results.csv, config.json, results.md, run.log, gpu.csv, device.txt
-#   WHEELS   the wheels the machine lacks (neuralforecast, coreforecast, utilsforecast,
-#            pytorch-lightning, lightning-utilities, torchmetrics, safetensors)
+#   WHEELS   the wheels the machine lacks: neuralforecast 3.3.0, coreforecast, utilsforecast
+#            (the H200 image of 2026-11-28 has Lightning 2.6.6, torchmetrics and safetensors)
 #   DATA     a TSATTN_DATA_DIR holding forecasting/{ETTh1,ETTh2,ETTm1,exchange_rate,national_illness}.csv
 #   SECONDS  wall-clock budget of the benchmark (default 540); it is stopped with SIGINT at the
 #            end, its run recorded "interrupted", and the next call resumes it
 # The run record (config.json) keeps the claimed commit as source_commit beside the package's
 # digest; scripts/readme_tables.py accepts the rows only when that commit's package has that digest.
 # Environment: JOBS (fits at once, default 14), DEVICE (default cuda), EXTRA (more bench options,
-# e.g. --param max_steps=20 --peer-steps 20 to rehearse on a CPU), FROM (the folder resumed,
-# default docs/results/forecast/side_by_side).
+# e.g. --param max_steps=20 --peer-steps 20 to rehearse on a CPU; a later --datasets, --peers or
+# an empty --attentions / --baselines replaces the grid's: the lease of 2026-11-28 ran
+# EXTRA="--datasets illness exchange_rate --peers patchtst itransformer nhits --attentions --baselines"),
+# FROM (the folder resumed, default docs/results/forecast/side_by_side).
 set -uo pipefail
 out=${1:?usage: side_by_side.sh OUT WHEELS DATA [SECONDS]}
 whl=${2:?WHEELS}
