@@ -60,15 +60,11 @@ class GlobalCrossAttention(nn.Module):
                                                batch_first=True)  # fmt: skip
         self.dropout = Dropout(dropout)
 
-    def forward(self, h: torch.Tensor, variates: torch.Tensor, need_weights: bool = False
-                ) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor]:  # fmt: skip
-        """``h (B, N, d_model)``, ``variates (B, k, d_model)`` -> ``(B, N, d_model)``; with
-        ``need_weights`` also the weights ``(B, n_heads, 1, k)``."""
+    def forward(self, h: torch.Tensor, variates: torch.Tensor) -> torch.Tensor:
+        """``h (B, N, d_model)``, ``variates (B, k, d_model)`` -> ``(B, N, d_model)``."""
         glb = h[:, -1:]
-        read, weights = self.attention(self.norm(glb), variates, variates, need_weights=need_weights,
-                                       average_attn_weights=False)  # fmt: skip
-        out = torch.cat([h[:, :-1], glb + self.dropout(read)], dim=1)
-        return (out, weights) if need_weights else out
+        read, _ = self.attention(self.norm(glb), variates, variates, need_weights=False)
+        return torch.cat([h[:, :-1], glb + self.dropout(read)], dim=1)
 
 
 class TimeXerForecaster(CovariateNetwork, EncoderTrunk):
