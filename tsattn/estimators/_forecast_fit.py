@@ -118,12 +118,7 @@ class PanelForecasting:
             self.network_params_ = dict(
                 context_length=int(n), horizon=int(h), n_covariates=len(self.covariates_),
                 future=list(self.future_), patch_len=self.patch_len_,
-                anchor=self.anchor is not None, covariate_tokens=self.covariate_tokens,
-                **self._trunk_params(spec))  # fmt: skip
-        elif self.covariate_tokens != "channels":
-            raise ValueError(f"covariate_tokens={self.covariate_tokens!r} reads covariates, but "
-                             "this fit has none: pass X (or covariate columns in a long frame) or "
-                             "leave covariate_tokens='channels'.")
+                anchor=self.anchor is not None, **self._trunk_params(spec))  # fmt: skip
         else:
             self.network_params_ = self._network_params(spec)
         return train_data, valid_windows, seed, rng
@@ -160,12 +155,9 @@ class PanelForecasting:
             return super()._build_network()
         from tsattn.attention import AttentionSpec
         from tsattn.nn.covariates import CovariateForecaster
-        from tsattn.nn.timexer import TimeXerForecaster
 
         params["attention"] = AttentionSpec(params["attention"], params.pop("attention_params"))
-        # a model saved before covariate_tokens read its covariates as channels
-        variates = params.pop("covariate_tokens", "channels") == "variates"
-        return (TimeXerForecaster if variates else CovariateForecaster)(**params)
+        return CovariateForecaster(**params)
 
     # ------------------------------------------------------------------ calibrate
     def _calibrate(self, train_data: WindowData, valid_windows: WindowData | None,

@@ -52,15 +52,6 @@ class ForecasterParams(BaseTSEstimator):
         "their ``horizon`` next rows. Every other covariate is known in the past only: read up "
         "to the forecast origin, never after."
     )
-    covariate_tokens: str = param(
-        "channels", [StrOptions({"channels", "variates"})], "How the network reads covariates: "
-        "``'channels'``, as extra input channels of the target's patch tokens; ``'variates'``, "
-        "TimeXer's design (Wang et al. 2024, :class:`~tsattn.nn.timexer.TimeXerForecaster`): "
-        "patch tokens of the target alone and a global token that cross-attends after every "
-        "layer to one token per covariate (its context rows, and its horizon rows when it is "
-        "future-known). Either way the future-known covariates' horizon rows also enter the "
-        "head. Needs covariates."
-    )
     head: str = param(
         "linear", [str], "A registered head (:func:`tsattn.nn.forecasting.list_heads`). "
         "``'linear'``: map the encoded tokens linearly to the horizon. ``'fourier'``: decode "

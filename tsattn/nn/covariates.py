@@ -29,7 +29,7 @@ from tsattn.nn.forecasting.anchor import Blended
 from tsattn.nn.tokenizers import PatchTokenizer
 from tsattn.nn.trunk import EncoderTrunk
 
-__all__ = ["CovariateAnchor", "CovariateForecaster", "CovariateNetwork", "anchor_features"]
+__all__ = ["CovariateAnchor", "CovariateForecaster", "anchor_features"]
 
 #: Added to each window's variance in the instance normalisation (RevIN's).
 EPS = 1e-5
@@ -78,66 +78,8 @@ class CovariateAnchor(nn.Module):
         return (features @ self.weight.to(x.dtype).T + self.bias.to(x.dtype))[..., None]
 
 
-class CovariateNetwork(Blended):
-    """What the covariate networks share, around their own reading of a window (:meth:`read`).
-
-    Packed windows ``x (B, L + H, 1 + k)`` -> ``(B, H, 1)``: the target's context is
-    instance-normalised (RevIN), :meth:`read` maps it with the covariates to the normalised
-    horizon ``(B, H, 1)``, the future-known covariates' horizon rows are added through
-    ``future_map`` (zero at the start, so training starts from the network without them: the
-    horizon's side), the forecast is scaled back and blended with the :class:`CovariateAnchor`.
-    A subclass calls :meth:`_covariate_parts` in its ``__init__`` and defines :meth:`read`.
-    """
-
-    def _covariate_parts(self, context_length: int, horizon: int, n_covariates: int,
-                         future: tuple[int, ...], anchor: bool) -> None:  # fmt: skip
-        """The sizes, ``future_map``, the anchor and the ``blend`` buffer."""
-        future = tuple(int(f) for f in future)
-        if any(not 0 <= f < n_covariates for f in future):
-            raise ValueError(f"future covariate indices {future} must lie in [0, {n_covariates}).")
-        self.context_length, self.horizon = int(context_length), int(horizon)
-        self.n_covariates, self.future = int(n_covariates), future
-        self.future_map = nn.Linear(self.horizon * len(future), self.horizon) if future else None
-        if self.future_map is not None:  # training starts from the network without them
-            nn.init.zeros_(self.future_map.weight)
-            nn.init.zeros_(self.future_map.bias)
-        self.anchor = (CovariateAnchor(self.context_length, self.horizon, self.n_covariates, future)
-                       if anchor else None)  # fmt: skip
-        self.register_buffer("blend", torch.ones(()))
-
-    def set_anchor(self, weight: Any, bias: Any) -> None:
-        """The fitted anchor's map (:meth:`CovariateAnchor.set`)."""
-        if self.anchor is None:
-            raise ValueError("this network was built with anchor=False: it has no anchor to set.")
-        self.anchor.set(weight, bias)
-
-    def read(self, target: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
-        """The normalised target's context ``(B, L, 1)`` and the packed windows ``x (B, L + H, 1 +
-        k)`` -> the normalised horizon ``(B, H, 1)``."""
-        raise NotImplementedError
-
-    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None,
-                parts: bool = False) -> torch.Tensor | tuple[torch.Tensor, ...]:  # fmt: skip
-        """``x (B, L + H, 1 + k)`` -> ``(B, H, 1)``; ``parts``: ``(forecast, network, anchor)``."""
-        if mask is not None:
-            raise ValueError("forecasting windows have no padding; mask must be None.")
-        target = x[:, : self.context_length, :1]
-        mean = target.mean(dim=1, keepdim=True)
-        std = torch.sqrt(target.var(dim=1, keepdim=True) + EPS)
-        out = self.read((target - mean) / std, x)
-        if self.future_map is not None:
-            fut = x[:, self.context_length :, 1:][:, :, list(self.future)].reshape(x.shape[0], -1)
-            out = out + self.future_map(fut)[..., None]
-        out = out * std + mean
-        simple = None if self.anchor is None else self.anchor(x)
-        blended = out if simple is None else self.blend * out + (1 - self.blend) * simple
-        return (blended, out, simple) if parts else blended
-
-
-class CovariateForecaster(CovariateNetwork, EncoderTrunk):
-    """Packed windows ``(B, context_length + horizon, 1 + n_covariates)`` -> ``(B, horizon, 1)``:
-    the covariates' context rows as extra input channels of the target's patch tokens
-    (:class:`CovariateNetwork` for the rest).
+class CovariateForecaster(Blended, EncoderTrunk):
+    """Packed windows ``(B, context_length + horizon, 1 + n_covariates)`` -> ``(B, horizon, 1)``.
 
     Parameters
     ----------
@@ -152,13 +94,44 @@ class CovariateForecaster(CovariateNetwork, EncoderTrunk):
 
     def __init__(self, context_length: int, horizon: int, *, n_covariates: int,
                  future: tuple[int, ...], patch_len: int, anchor: bool, **trunk: Any) -> None:  # fmt: skip
+        future = tuple(int(f) for f in future)
+        if any(not 0 <= f < n_covariates for f in future):
+            raise ValueError(f"future covariate indices {future} must lie in [0, {n_covariates}).")
         tokenizer = partial(PatchTokenizer, 1 + int(n_covariates), patch_len=patch_len)
         super().__init__(tokenizer, max_len=context_length, **trunk)
-        self._covariate_parts(context_length, horizon, n_covariates, future, anchor)
+        self.context_length, self.horizon = int(context_length), int(horizon)
+        self.n_covariates, self.future = int(n_covariates), future
         n_tokens = self.tokenizer.n_tokens(self.context_length)
         self.head = LinearForecastHead(n_tokens, self.d_model, self.horizon, 1, self.dropout_rate)
+        self.future_map = nn.Linear(self.horizon * len(future), self.horizon) if future else None
+        if self.future_map is not None:  # training starts from the network without them
+            nn.init.zeros_(self.future_map.weight)
+            nn.init.zeros_(self.future_map.bias)
+        self.anchor = (CovariateAnchor(self.context_length, self.horizon, self.n_covariates, future)
+                       if anchor else None)  # fmt: skip
+        self.register_buffer("blend", torch.ones(()))
 
-    def read(self, target: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
-        """Patch tokens of the target and the covariates' context rows together -> ``(B, H, 1)``."""
-        h, _, _ = self.encode(torch.cat([target, x[:, : self.context_length, 1:]], dim=2))
-        return self.head(h)
+    def set_anchor(self, weight: Any, bias: Any) -> None:
+        """The fitted anchor's map (:meth:`CovariateAnchor.set`)."""
+        if self.anchor is None:
+            raise ValueError("this network was built with anchor=False: it has no anchor to set.")
+        self.anchor.set(weight, bias)
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None,
+                parts: bool = False) -> torch.Tensor | tuple[torch.Tensor, ...]:  # fmt: skip
+        """``x (B, L + H, 1 + k)`` -> ``(B, H, 1)``; ``parts``: ``(forecast, network, anchor)``."""
+        if mask is not None:
+            raise ValueError("forecasting windows have no padding; mask must be None.")
+        n = self.context_length
+        target, past = x[:, :n, :1], x[:, :n, 1:]
+        mean = target.mean(dim=1, keepdim=True)
+        std = torch.sqrt(target.var(dim=1, keepdim=True) + EPS)
+        h, _, _ = self.encode(torch.cat([(target - mean) / std, past], dim=2))
+        out = self.head(h)
+        if self.future_map is not None:
+            fut = x[:, n:, 1:][:, :, list(self.future)].reshape(x.shape[0], -1)
+            out = out + self.future_map(fut)[..., None]
+        out = out * std + mean
+        simple = None if self.anchor is None else self.anchor(x)
+        blended = out if simple is None else self.blend * out + (1 - self.blend) * simple
+        return (blended, out, simple) if parts else blended
