@@ -2,7 +2,8 @@
 standardised with the training rows' statistics, context 168, horizon 24, every validation
 window). Prints one JSON line: the MSE/MAE of ``TSForecaster`` fitted on the training rows with
 the two day-ahead forecasts as covariates (``future``: known for the horizon; ``past``: read up to
-the forecast origin), of its network and its anchor alone, and of the previous day.
+the forecast origin), of its network and its anchor alone, and of the previous day. A third
+argument, JSON, gives further ``TSForecaster`` parameters (``random_state`` included).
 
     TSATTN_DATA_DIR=../shared/datasets PYTHONPATH=. python docs/results/panels/epf_val.py NP future
 """
@@ -31,8 +32,9 @@ y_ctx = np.stack([z[i : i + L, -1] for i in starts])
 x_win = np.stack([z[i : i + L + H, :-1] for i in starts])
 truth = np.stack([z[i + L : i + L + H, -1] for i in starts])
 t0 = time.time()
-model = TSForecaster(horizon=H, context_length=L, random_state=0,
-                     future_covariates=names if setting == "future" else [], **params)
+model = TSForecaster(horizon=H, context_length=L,  # random_state 0 unless the JSON names one
+                     future_covariates=names if setting == "future" else [],
+                     **{"random_state": 0, **params})
 model.fit(z[:n_tr, -1], pd.DataFrame(z[:n_tr, :-1], columns=names))
 fit_s = time.time() - t0
 parts = model.predict_components(y_ctx, X=x_win)
