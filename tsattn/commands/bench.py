@@ -307,7 +307,8 @@ def _register_regress(sub: argparse._SubParsersAction) -> None:
                    help="TSRegressor attention variants (default: softmax, its default); none: "
                    "--attentions")
     p.add_argument("--peers", nargs="*", default=["minirocket", "multirocket", "rocket", "mean"],
-                   metavar="NAME", help="minirocket, multirocket, rocket, mean (default: all)")
+                   metavar="NAME", help="minirocket, multirocket, rocket, quant, drcif, freshprince "
+                   "(needs tsfresh), mean (default: minirocket multirocket rocket mean)")
     p.add_argument("--seeds", type=nonnegative_int, nargs="+", default=[0])
     p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                    help="TSRegressor parameter, VALUE as JSON (repeatable)")
