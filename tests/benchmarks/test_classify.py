@@ -220,3 +220,15 @@ def test_invocations_on_one_folder_keep_each_other_in_config_and_report(tmp_path
     table = next(line for line in (tmp_path / "results.md").read_text().splitlines()
                  if line.startswith("| dataset |"))  # fmt: skip
     assert all(f"tsattn:softmax[{x}]" in table for x in "abc")  # every configuration's column
+
+
+def test_quant_peer_runs_alone_from_the_command_line_on_a_real_set(tmp_path, shared_datasets, monkeypatch):
+    monkeypatch.setenv("TSATTN_DATA_DIR", str(shared_datasets))
+    out = tmp_path / "quant"
+    assert main(["bench", "classify", "--datasets", "Coffee", "--attentions", "--peers", "quant",
+                 "--seeds", "0", "--cached-only", "--out", str(out), "-q"]) == 0  # fmt: skip
+    rows = pd.read_csv(out / "results.csv")
+    assert list(rows.model) == ["quant"] and rows.status.tolist() == ["ok"]
+    assert rows.score[0] > 0.9  # QUANT's published Coffee accuracy is 1.0; chance is 0.5
+    with pytest.raises(ValueError, match="Did you mean 'quant'"):
+        resolve_models([], ["qant"], PEERS)

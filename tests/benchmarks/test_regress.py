@@ -7,9 +7,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from tsattn.benchmarks import resolve_models
 from tsattn.benchmarks.classify import resolve_datasets
 from tsattn.benchmarks.regress import (
+    PEERS,
     RegressBenchmark,
+    _build,
+    _missing_peer_package,
     regression_suite,
     resolve_tasks,
     run_one,
@@ -135,3 +139,29 @@ def test_command_line_runs_and_refuses_bad_input(shared_datasets, monkeypatch, t
     assert main(["bench", "regress", "--datasets", "NoSuch-Task", "--out", str(out), "-q"]) == 2
     assert "unknown regression task" in capsys.readouterr().err
     assert main(["bench", "regress", "--param", "loss=l1", "--out", str(out), "-q"]) == 2
+
+
+def test_quant_regressor_fits_and_beats_the_mean_on_tecator(shared_datasets, monkeypatch):
+    monkeypatch.setenv("TSATTN_DATA_DIR", str(shared_datasets))
+    config = RegressBenchmark()
+    quant, mean = (run_one("Tecator", m, 0, config) for m in ("quant", "mean"))
+    assert quant["status"] == "ok", quant["error"]
+    assert quant["n_train"] == 172 and quant["rmse"] < 0.5 * mean["rmse"]
+
+
+def test_interval_and_feature_peers_are_built_with_the_seed_on_one_core():
+    drcif = _build("drcif", 3, RegressBenchmark(), None)
+    assert type(drcif).__name__ == "DrCIFRegressor"
+    assert drcif.random_state == 3 and drcif.n_jobs == 1 and drcif.n_estimators == 200  # aeon's
+    assert "n_jobs" not in _build("quant", 3, RegressBenchmark(), None).get_params()
+
+
+def test_unknown_peer_and_missing_tsfresh_are_said_plainly(monkeypatch):
+    import importlib.util
+
+    with pytest.raises(ValueError, match="Did you mean 'drcif'"):
+        resolve_models([], ["drcf"], PEERS)
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda n, *a: None if n == "tsfresh" else real(n, *a))
+    with pytest.warns(UserWarning, match="freshprince.*tsfresh not installed"):
+        assert resolve_models([], ["freshprince", "mean"], PEERS, missing=_missing_peer_package) == ["mean"]

@@ -4,8 +4,9 @@ Every (dataset, model, seed) is one fit on the TRAIN split and one score on TEST
 UEA/UCR, RMSE for TSER); nothing else ever sees TEST. Models are tsattn estimators, one per attention
 (``tsattn:<attention>``, with their defaults), and peers run in the same process on the same arrays:
 
-* ``minirocket``, ``multirocket``, ``hydra-multirocket``, ``rocket``, ``inceptiontime`` (aeon;
-  classifiers or regressors by the archive's task; InceptionTime needs TensorFlow);
+* ``minirocket``, ``multirocket``, ``hydra-multirocket``, ``rocket``, ``quant`` (QUANT, interval
+  quantiles and extra trees), ``inceptiontime`` (aeon; classifiers or regressors by the archive's
+  task, with aeon's default sizes; InceptionTime needs TensorFlow);
 * ``mvts-transformer``: sktime's ``MVTSTransformerClassifier`` (classification only).
 
 Peers that need equal lengths get the series zero-padded at the end to the longest length in the
@@ -64,6 +65,7 @@ PEERS: dict[str, tuple[str, str, str | None, str]] = {
     "multirocket": ("aeon.{task}.convolution_based", "MultiRocketClassifier", "MultiRocketRegressor", "aeon"),
     "hydra-multirocket": ("aeon.{task}.convolution_based", "MultiRocketHydraClassifier", "MultiRocketHydraRegressor", "aeon"),
     "rocket": ("aeon.{task}.convolution_based", "RocketClassifier", "RocketRegressor", "aeon"),
+    "quant": ("aeon.{task}.interval_based", "QUANTClassifier", "QUANTRegressor", "aeon"),
     "inceptiontime": ("aeon.{task}.deep_learning", "InceptionTimeClassifier", "InceptionTimeRegressor", "aeon and tensorflow"),
     "mvts-transformer": ("sktime.classification.deep_learning", "MVTSTransformerClassifier", None, "sktime (tsattn[sktime])"),
 }  # fmt: skip

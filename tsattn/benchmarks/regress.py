@@ -9,8 +9,9 @@ defaults are chosen (``docs/results/regress/cv/``). Tasks are loaded with
 ``regression`` names the suite of the catalogue (``catalogue()["regression_suite"]``).
 
 Models: ``tsattn:<attention>`` (``TSRegressor`` with its defaults and ``params``; ``[label]``
-names a setting), and the peers ``minirocket``, ``multirocket``, ``rocket`` (aeon) and ``mean``
-(the TRAIN mean). Peers get the series zero-padded to one length of at least 9 steps (MiniRocket's
+names a setting), and the peers ``minirocket``, ``multirocket``, ``rocket``, ``quant``, ``drcif``,
+``freshprince`` (aeon, with aeon's default sizes; FreshPRINCE needs tsfresh, ``tsattn[tsfresh]``)
+and ``mean`` (the TRAIN mean). Peers get the series zero-padded to one length of at least 9 steps (MiniRocket's
 minimum), as in ``bench classify``. A ``TSRegressor`` fitted with a validation split also gives its
 split-conformal interval at ``coverage``: the share of held-out targets inside it and its mean
 width are in the row. Rows are appended to ``results.csv`` as fits finish (a rerun resumes, as
@@ -52,11 +53,15 @@ __all__ = [
     "run_regress_benchmark",
 ]
 
-#: Peer name -> aeon regressor class (``None``: the TRAIN mean, sklearn's ``DummyRegressor``).
-PEERS: dict[str, str | None] = {
-    "minirocket": "MiniRocketRegressor",
-    "multirocket": "MultiRocketRegressor",
-    "rocket": "RocketRegressor",
+#: Peer name -> (aeon module, regressor class, package it needs beyond aeon or None); ``None``:
+#: the TRAIN mean, sklearn's ``DummyRegressor``.
+PEERS: dict[str, tuple[str, str, str | None] | None] = {
+    "minirocket": ("aeon.regression.convolution_based", "MiniRocketRegressor", None),
+    "multirocket": ("aeon.regression.convolution_based", "MultiRocketRegressor", None),
+    "rocket": ("aeon.regression.convolution_based", "RocketRegressor", None),
+    "quant": ("aeon.regression.interval_based", "QUANTRegressor", None),
+    "drcif": ("aeon.regression.interval_based", "DrCIFRegressor", None),
+    "freshprince": ("aeon.regression.feature_based", "FreshPRINCERegressor", "tsfresh"),
     "mean": None,
 }
 SUITE = "regression"
@@ -161,9 +166,22 @@ def _build(model: str, seed: int, config: RegressBenchmark, limit: TimeLimit | N
 
         return DummyRegressor(strategy="mean")
     import importlib
+    import inspect
 
-    cls = getattr(importlib.import_module("aeon.regression.convolution_based"), PEERS[model])
-    return cls(random_state=seed, n_jobs=1)
+    module, name, _needs = PEERS[model]
+    cls = getattr(importlib.import_module(module), name)
+    one_core = {"n_jobs": 1} if "n_jobs" in inspect.signature(cls).parameters else {}
+    return cls(random_state=seed, **one_core)
+
+
+def _missing_peer_package(peer: str) -> str | None:
+    """What ``peer`` needs that is not installed (``None``: nothing), for :func:`resolve_models`."""
+    import importlib.util
+
+    needs = PEERS[peer][2] if PEERS[peer] is not None else None
+    if needs is None or importlib.util.find_spec(needs) is not None:
+        return None
+    return f"{needs} not installed (pip install 'tsattn[{needs}]')"
 
 
 _WARM: set[str] = set()
@@ -245,7 +263,8 @@ def run_regress_benchmark(config: RegressBenchmark, out: str | Path, progress: b
     if not 0 < config.coverage < 1:
         raise ValueError(f"coverage must be strictly between 0 and 1; got {config.coverage}.")
     tasks = resolve_tasks(config.datasets)
-    models = resolve_models(config.attentions, config.peers, PEERS, config.label)
+    models = resolve_models(config.attentions, config.peers, PEERS, config.label,
+                            _missing_peer_package)
     if not tasks or not models:
         raise ValueError("nothing to run: no tasks or no models")
     out = Path(out)

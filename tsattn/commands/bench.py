@@ -240,10 +240,10 @@ def _register_classify(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--datasets", nargs="+", default=["uea"], metavar="NAME",
                    help="suites (uea, ucr, tser) and/or dataset names (default: uea)")
-    p.add_argument("--attentions", nargs="+", default=["bn_sh"], metavar="NAME",
+    p.add_argument("--attentions", nargs="*", default=["bn_sh"], metavar="NAME",
                    help="tsattn attention variants (default: bn_sh); none: --attentions")
     p.add_argument("--peers", nargs="*", default=["minirocket"], metavar="NAME",
-                   help="minirocket, multirocket, hydra-multirocket, rocket, inceptiontime, "
+                   help="minirocket, multirocket, hydra-multirocket, rocket, quant, inceptiontime, "
                    "mvts-transformer (default: minirocket); missing packages are skipped")
     p.add_argument("--seeds", type=int, nargs="+", default=[0], help="seeds (default: 0)")
     p.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
@@ -307,7 +307,8 @@ def _register_regress(sub: argparse._SubParsersAction) -> None:
                    help="TSRegressor attention variants (default: softmax, its default); none: "
                    "--attentions")
     p.add_argument("--peers", nargs="*", default=["minirocket", "multirocket", "rocket", "mean"],
-                   metavar="NAME", help="minirocket, multirocket, rocket, mean (default: all)")
+                   metavar="NAME", help="minirocket, multirocket, rocket, quant, drcif, freshprince "
+                   "(needs tsfresh), mean (default: minirocket multirocket rocket mean)")
     p.add_argument("--seeds", type=nonnegative_int, nargs="+", default=[0])
     p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                    help="TSRegressor parameter, VALUE as JSON (repeatable)")
