@@ -27,7 +27,10 @@ import pandas as pd
 from numpy.lib.stride_tricks import sliding_window_view
 
 from tsattn.benchmarks.panel_run import (
+    BOUNDS,
+    coverage,
     done_keys,
+    failures,
     markdown_table,
     recorded_run,
     try_model,
@@ -40,8 +43,6 @@ __all__ = ["EPFBenchmark", "EPFData", "PUBLISHED", "read_epf", "run_epf", "write
 COLUMNS = ["market", "split", "setting", "model", "seed", "mse", "mae", "n_windows", "seconds", "status",
            "cov80", "cov95"]  # fmt: skip
 COVARIATE_FREE = ("naive_day", "naive_week", "nf:PatchTST")
-#: the quantiles ``tsattn`` forecasts beside its point forecast: the 95% and 80% intervals' bounds
-BOUNDS = (0.025, 0.1, 0.9, 0.975)
 
 #: TimeXer (Wang et al., NeurIPS 2024), Table 2 (short-term EPF, past-only covariates), as in its
 #: repository's figure ``Result_EPF.png``: (market, model, MSE, MAE).
@@ -185,7 +186,7 @@ def _tsattn(data: EPFData, setting: str, split: str, seed: int, params: dict) ->
     y_ctx, x_win, _ = data.windows(split)
     y_ctx, x_win = np.ascontiguousarray(y_ctx), np.ascontiguousarray(x_win)
     point = np.asarray(g.predict(y_ctx, X=x_win))[..., 0]  # (windows, horizon, 1): the price
-    bounds = np.asarray(g.predict_quantiles(y_ctx, alpha=BOUNDS, X=x_win))[:, :, 0, :]
+    bounds = np.asarray(g.predict_quantiles(y_ctx, alpha=tuple(BOUNDS.values()), X=x_win))[:, :, 0, :]
     return np.concatenate([point[..., None], bounds], axis=-1)
 
 
@@ -224,9 +225,8 @@ def _score(data: EPFData, split: str, pred: np.ndarray) -> dict[str, float]:
     err = pred - y_true
     out = {"mse": float(np.mean(err**2)), "mae": float(np.mean(np.abs(err))), "n_windows": len(y_true)}
     if bounds is not None:
-        for k, c in enumerate(("95", "80")):
-            lo, hi = bounds[..., k], bounds[..., -1 - k]
-            out[f"cov{c}"] = float(np.mean((y_true >= lo) & (y_true <= hi)))
+        for k, c in enumerate(("95", "80")):  # BOUNDS' order: lo95, lo80, hi80, hi95
+            out[f"cov{c}"] = coverage(y_true, bounds[..., k], bounds[..., -1 - k])
     return out
 
 
@@ -287,8 +287,5 @@ def write_epf_report(out: Path) -> None:
                 lines += [f"\n## {market}, split {split}, covariates {setting}\n\n", markdown_table(t)]
     pub = pd.DataFrame(PUBLISHED, columns=["market", "published (TimeXer, NeurIPS 2024, Table 2)", "MSE", "MAE"])
     lines += ["\n## published, test split, past-only covariates (not run here)\n\n", markdown_table(pub)]
-    errors = results[results["status"] != "ok"]
-    if len(errors):
-        lines += ["\n## models that failed (latest attempt each)\n\n",
-                  markdown_table(errors.drop_duplicates(COLUMNS[:5], keep="last")[COLUMNS[:5] + ["status"]])]
+    lines += failures(results, COLUMNS[:5])
     (out / "results.md").write_text("".join(lines), encoding="utf-8")

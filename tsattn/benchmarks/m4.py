@@ -22,7 +22,10 @@ import pandas as pd
 
 from tsattn.benchmarks import m4_scores as sc
 from tsattn.benchmarks.panel_run import (
+    BOUNDS,
+    coverage,
     done_keys,
+    failures,
     markdown_table,
     recorded_run,
     try_model,
@@ -34,8 +37,6 @@ __all__ = ["M4Benchmark", "PUBLISHED", "read_m4", "run_m4", "score_forecasts", "
 
 COLUMNS = ["split", "model", "seed", "smape", "mase", "n_series", "seconds", "status", "cov80",
            "cov95", "msis"]  # fmt: skip
-#: the quantiles a model with intervals returns beside ``y`` (80% and 95% central intervals)
-BOUNDS = {"lo95": 0.025, "lo80": 0.1, "hi80": 0.9, "hi95": 0.975}
 
 #: The M4 paper's Hourly results (Makridakis, Spiliotis and Assimakopoulos, "The M4 Competition:
 #: 100,000 time series and 61 forecasting methods", IJF 36(1), 2020; the per-frequency tables of its
@@ -125,7 +126,7 @@ def score_forecasts(fit: pd.DataFrame, target: pd.DataFrame, pred: pd.DataFrame,
     if set(BOUNDS) <= set(merged.columns):
         y = merged["y"]
         for c in ("80", "95"):
-            out[f"cov{c}"] = float(((y >= merged[f"lo{c}"]) & (y <= merged[f"hi{c}"])).mean())
+            out[f"cov{c}"] = coverage(y, merged[f"lo{c}"], merged[f"hi{c}"])
         out["msis"] = float(sc.msis(y, merged["lo95"], merged["hi95"], merged["scale"]).mean())
     return out
 
@@ -251,9 +252,5 @@ def write_m4_report(out: Path) -> None:
         lines += [f"\n## split: {split}\n\n", markdown_table(t)]
     pub = pd.DataFrame(PUBLISHED, columns=["published (M4 paper, IJF 2020, Hourly)", "sMAPE", "MASE", "OWA"])
     lines += ["\n## published, test split (not run here)\n\n", markdown_table(pub)]
-    errors = results[results["status"] != "ok"]
-    if len(errors):
-        lines += ["\n## models that failed (latest attempt each)\n\n",
-                  markdown_table(errors.drop_duplicates(["split", "model", "seed"], keep="last")
-                                 [["split", "model", "seed", "status"]])]  # fmt: skip
+    lines += failures(results, ["split", "model", "seed"])
     (out / "results.md").write_text("".join(lines), encoding="utf-8")

@@ -23,7 +23,27 @@ import pandas as pd
 from tsattn._filelock import file_lock
 from tsattn.benchmarks import append_row
 
-__all__ = ["RunRecord", "done_keys", "markdown_table", "recorded_run", "try_model", "write_row"]
+__all__ = ["BOUNDS", "RunRecord", "coverage", "done_keys", "failures", "markdown_table", "recorded_run",
+           "try_model", "write_row"]  # fmt: skip
+
+#: The quantiles a model with intervals forecasts beside its point forecast, by name: the bounds of
+#: its 95% and 80% central intervals (``cov80``, ``cov95`` in the benches' rows).
+BOUNDS = {"lo95": 0.025, "lo80": 0.1, "hi80": 0.9, "hi95": 0.975}
+
+
+def coverage(y: Any, lower: Any, upper: Any) -> float:
+    """The share of ``y`` inside ``[lower, upper]`` (arrays or Series of one shape)."""
+    return float(((y >= lower) & (y <= upper)).mean())
+
+
+def failures(results: pd.DataFrame, keys: list[str]) -> list[str]:
+    """A report's section of the rows that did not end ``ok`` (the latest attempt of each
+    ``keys``), as markdown lines; none when every row is ok."""
+    errors = results[results["status"] != "ok"]
+    if not len(errors):
+        return []
+    latest = errors.drop_duplicates(keys, keep="last")[keys + ["status"]]
+    return ["\n## models that failed (latest attempt each)\n\n", markdown_table(latest)]
 
 
 def _git(*args: str) -> str:
