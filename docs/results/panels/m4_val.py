@@ -1,9 +1,14 @@
-"""M4 Hourly on VALIDATION: the last 48 steps of each training series held out (the test file is
-never read). Prints one JSON line: sMAPE and MASE (m = 24) of ``TSForecaster(horizon=48,
-period=24, random_state=0, **params)`` fitted on the rest as one long frame, of its network alone,
-and of the seasonal naive forecast.
+"""An M4 frequency on VALIDATION: the last ``horizon`` steps of each training series held out (the
+test file is never read). Prints one JSON line: sMAPE and MASE (the competition's seasonal period
+``m``) of ``TSForecaster(horizon=h, period=p, random_state=0, **params)`` fitted on the rest as one
+long frame, of its network alone, and of the seasonal naive forecast.
 
     TSATTN_DATA_DIR=../shared/datasets PYTHONPATH=. python docs/results/panels/m4_val.py '{"context_length": 336}'
+    TSATTN_DATA_DIR=$DATA PYTHONPATH=. python docs/results/panels/m4_val.py Weekly '{"d_model": 128}'
+
+The frequency (default Hourly) gives the horizon and ``m`` (:func:`tsattn.datasets.m4_info`) and
+the anchor's ``period`` (Hourly 24, Weekly 52, Daily 7, Monthly 12, Quarterly 4, Yearly 1; a JSON
+``period`` overrides it).
 """
 
 import json
@@ -13,10 +18,14 @@ import time
 import numpy as np
 
 from tsattn import TSForecaster
-from tsattn.datasets import load_m4
+from tsattn.datasets import load_m4, m4_info
 
-H = 48
-train = load_m4("Hourly")
+PERIOD = {"Hourly": 24, "Weekly": 52, "Daily": 7, "Monthly": 12, "Quarterly": 4, "Yearly": 1}
+args = sys.argv[1:]
+frequency = args.pop(0) if args and not args[0].lstrip().startswith("{") else "Hourly"
+info = m4_info(frequency)
+H, M = info.horizon, info.seasonal_period
+train = load_m4(info.frequency)
 held = train.groupby("unique_id").tail(H)
 fit_rows = train.drop(held.index)
 truth = held.y.to_numpy().reshape(-1, H)  # sorted by unique_id, then ds, as predict's output
@@ -25,19 +34,21 @@ series = [g.y.to_numpy() for _, g in fit_rows.groupby("unique_id")]
 
 def scores(pred: np.ndarray) -> tuple[float, float]:
     smape = np.mean(200 * np.abs(truth - pred) / (np.abs(truth) + np.abs(pred)))
-    scale = np.array([np.mean(np.abs(v[24:] - v[:-24])) for v in series])
+    scale = np.array([np.mean(np.abs(v[M:] - v[:-M])) for v in series])
     return float(smape), float(np.mean(np.mean(np.abs(truth - pred), axis=1) / scale))
 
 
-params = json.loads(sys.argv[1]) if len(sys.argv) > 1 else {}
+params = {"period": PERIOD[info.frequency], "random_state": 0,
+          **(json.loads(args[0]) if args else {})}
 t0 = time.time()
-model = TSForecaster(horizon=H, period=24, random_state=0, **params).fit(fit_rows)
+model = TSForecaster(horizon=H, **params).fit(fit_rows)
 fit_s = time.time() - t0
 pred = model.predict().y.to_numpy().reshape(-1, H)
 net = model.predict_components()["network"].y.to_numpy().reshape(-1, H)
-snaive = np.stack([np.tile(v[-24:], 2) for v in series])
+snaive = np.stack([np.resize(v[-M:], H) for v in series])
 (s, m), (sn, mn), (ss, ms) = scores(pred), scores(net), scores(snaive)
-print(json.dumps(dict(kw=params, fit_s=round(fit_s, 1), steps=int(model.n_steps_),
-                      blend=round(model.blend_, 3), anchor=model.anchor_, smape=round(s, 3),
-                      mase=round(m, 3), net_smape=round(sn, 3), net_mase=round(mn, 3),
-                      snaive_smape=round(ss, 3), snaive_mase=round(ms, 3))))
+print(json.dumps(dict(frequency=info.frequency, kw=params, fit_s=round(fit_s, 1),
+                      steps=int(model.n_steps_), blend=round(model.blend_, 3),
+                      anchor=model.anchor_, smape=round(s, 3), mase=round(m, 3),
+                      net_smape=round(sn, 3), net_mase=round(mn, 3), snaive_smape=round(ss, 3),
+                      snaive_mase=round(ms, 3))))
