@@ -5,10 +5,12 @@ long frame, of its network alone, and of the seasonal naive forecast.
 
     TSATTN_DATA_DIR=../shared/datasets PYTHONPATH=. python docs/results/panels/m4_val.py '{"context_length": 336}'
     TSATTN_DATA_DIR=$DATA PYTHONPATH=. python docs/results/panels/m4_val.py Weekly '{"d_model": 128}'
+    TSATTN_DATA_DIR=$DATA PYTHONPATH=. python docs/results/panels/m4_val.py Weekly:40 '{"d_model": 128}'
 
 The frequency (default Hourly) gives the horizon and ``m`` (:func:`tsattn.datasets.m4_info`) and
 the anchor's ``period`` (Hourly 24, Weekly 52, Daily 7, Monthly 12, Quarterly 4, Yearly 1; a JSON
-``period`` overrides it).
+``period`` overrides it). ``Weekly:40``: a panel of 40 of its series, drawn without replacement
+by numpy's generator seeded 0 (a smaller panel of the same kind).
 """
 
 import json
@@ -23,9 +25,14 @@ from tsattn.datasets import load_m4, m4_info
 PERIOD = {"Hourly": 24, "Weekly": 52, "Daily": 7, "Monthly": 12, "Quarterly": 4, "Yearly": 1}
 args = sys.argv[1:]
 frequency = args.pop(0) if args and not args[0].lstrip().startswith("{") else "Hourly"
+frequency, _, n_series = frequency.partition(":")
 info = m4_info(frequency)
 H, M = info.horizon, info.seasonal_period
 train = load_m4(info.frequency)
+if n_series:
+    ids = train.unique_id.unique()
+    keep = np.random.default_rng(0).choice(ids, int(n_series), replace=False)
+    train = train[train.unique_id.isin(keep)].reset_index(drop=True)
 held = train.groupby("unique_id").tail(H)
 fit_rows = train.drop(held.index)
 truth = held.y.to_numpy().reshape(-1, H)  # sorted by unique_id, then ds, as predict's output
@@ -47,7 +54,7 @@ pred = model.predict().y.to_numpy().reshape(-1, H)
 net = model.predict_components()["network"].y.to_numpy().reshape(-1, H)
 snaive = np.stack([np.resize(v[-M:], H) for v in series])
 (s, m), (sn, mn), (ss, ms) = scores(pred), scores(net), scores(snaive)
-print(json.dumps(dict(frequency=info.frequency, kw=params, fit_s=round(fit_s, 1),
+print(json.dumps(dict(frequency=info.frequency, n_series=len(series), kw=params, fit_s=round(fit_s, 1),
                       steps=int(model.n_steps_), blend=round(model.blend_, 3),
                       anchor=model.anchor_, smape=round(s, 3), mase=round(m, 3),
                       net_smape=round(sn, 3), net_mase=round(mn, 3), snaive_smape=round(ss, 3),
