@@ -66,7 +66,7 @@ def test_naive_benchmarks_reproduce_the_published_hourly_scores(shared_datasets)
 
     got = {}
     for model in ("naive1", "snaive", "naive2"):
-        pred = _forecaster(M4Benchmark(), model, 0)(fit)
+        pred = _forecaster(M4Benchmark().resolve("Hourly"), model, 0)(fit)
         s = score_forecasts(fit, target, pred, 24)
         got[model] = (round(s["smape"], 3), round(s["mase"], 3))
     # the M4 paper's Hourly rows
@@ -145,3 +145,124 @@ def test_tsattn_rows_carry_their_intervals_coverage(tmp_path, shared_datasets):
     res = run_m4(config, train_path, test_path, tmp_path / "o", progress=False)
     assert res["status"].tolist() == ["ok"]
     assert 0 <= res["cov80"].iloc[0] <= res["cov95"].iloc[0] <= 1 and res["msis"].iloc[0] > 0
+
+
+def _write_m4(path, series):
+    """``{id: values}`` as an M4 file: one series a row, its id then its values, padded with
+    empty cells (the competition's layout)."""
+    width = max(len(v) for v in series.values())
+    wide = pd.DataFrame([np.r_[v, np.full(width - len(v), np.nan)] for v in series.values()],
+                        index=pd.Index(list(series), name="V1"),
+                        columns=[f"V{i + 2}" for i in range(width)])  # fmt: skip
+    wide.to_csv(path)
+    return path
+
+
+def _weekly_panel(n=5, seed=0):
+    rng = np.random.default_rng(seed)
+    return {f"W{i + 1}": 100 + np.cumsum(rng.normal(0, 2, 60 + 15 * i)) for i in range(n)}
+
+
+def test_the_frequency_is_read_from_the_ids_and_checked_against_the_file_names(tmp_path):
+    from tsattn.benchmarks.m4_frequencies import frequency_of
+
+    weekly = _write_m4(tmp_path / "Weekly-train.csv", _weekly_panel())
+    ids = read_m4(weekly)[0]["unique_id"].unique()
+    assert frequency_of(ids, [weekly, None]) == "Weekly"
+    assert frequency_of(ids, [tmp_path / "my_panel.csv"]) == "Weekly"  # a name that names none
+    misnamed = _write_m4(tmp_path / "Hourly-train.csv", _weekly_panel())
+    with pytest.raises(ValueError, match=r"Hourly-train.csv is named for M4 Hourly, but its series "
+                       r"ids start with 'W' \(M4 Weekly\).*--frequency"):  # fmt: skip
+        frequency_of(ids, [misnamed])
+    assert frequency_of(ids, [misnamed], frequency="weekly") == "Weekly"  # the option overrides
+    with pytest.raises(ValueError, match=r"no single M4 frequency: 2 ids starting 'W', 1 ids "
+                       r"starting 'D'.*--frequency"):  # fmt: skip
+        frequency_of(["W1", "W2", "D1"])
+    with pytest.raises(ValueError, match=r"1 ids starting 'X'.*H \(Hourly\)"):
+        frequency_of(["X1"])
+
+
+def test_weekly_runs_with_its_horizon_and_m_end_to_end(tmp_path):
+    train_path = _write_m4(tmp_path / "Weekly-train.csv", _weekly_panel())
+    out = tmp_path / "out"
+    res = run_m4(M4Benchmark(models=["naive1", "snaive", "naive2"], split="val"), train_path, None,
+                 out, progress=False)  # fmt: skip
+    assert res["status"].tolist() == ["ok"] * 3 and (res["n_series"] == 5).all()
+    config = json.loads((out / "run.json").read_text())["runs"][-1]["config"]
+    assert (config["frequency"], config["horizon"], config["season"]) == ("Weekly", 13, 1)
+    assert config["mstl_seasons"] == [52] and config["input_size"] == 26
+    assert config["tsattn_params"] == {"period": 52}
+    pred = pd.read_csv(out / "forecasts" / "val_naive2_0.csv.gz")
+    assert pred.groupby("unique_id").size().eq(13).all()
+    # m = 1: the seasonal naive and Naive2 are Naive1 (with m = 24 the three would differ)
+    assert res["smape"].nunique() == 1 and res["mase"].nunique() == 1
+    # MASE scaled by the lag-1 differences of the fitted rows, by hand
+    train, _ = read_m4(train_path)
+    fit, target = split_panel(train, None, "val", 13)
+    last = fit.groupby("unique_id")["y"].last()
+    scale = fit.groupby("unique_id")["y"].apply(lambda s: np.mean(np.abs(np.diff(s))))
+    by_hand = (np.abs(target["y"] - target["unique_id"].map(last)) / target["unique_id"].map(scale)).mean()
+    assert res["mase"].iloc[0] == pytest.approx(by_hand)
+    summary = json.loads((out / "summary.json").read_text())
+    assert {r["model"]: r["OWA"] for r in summary}["naive2"] == pytest.approx(1.0)
+    report = (out / "results.md").read_text()
+    assert report.startswith("# M4 Weekly (5 series, horizon 13, m = 1)\n")
+    # one folder, one frequency
+    _write_m4(tmp_path / "Hourly-train.csv", {f"H{i}": np.arange(1.0, 200.0) for i in range(2)})
+    with pytest.raises(ValueError, match="holds results of M4 Weekly"):
+        run_m4(M4Benchmark(), tmp_path / "Hourly-train.csv", None, out, progress=False)
+
+
+def test_weekly_test_split_and_an_mstl_that_cannot_apply(tmp_path):
+    panel = _weekly_panel(n=3)
+    train_path = _write_m4(tmp_path / "Weekly-train.csv", {k: v[:-13] for k, v in panel.items()})
+    test_path = _write_m4(tmp_path / "Weekly-test.csv", {k: v[-13:] for k, v in panel.items()})
+    res = run_m4(M4Benchmark(models=["naive2", "sf:MSTL"], split="test"), train_path, test_path,
+                 tmp_path / "o", progress=False)  # fmt: skip
+    assert res["status"].iloc[0] == "ok"  # scored on the 13 test values of each series
+    # the shortest series has 47 values, fewer than two years of weeks: a clear error row
+    assert res["status"].iloc[1].startswith("error: ValueError: MSTL at seasons (52,) needs two "
+                                            "periods (104 values) of every series; 3 of 3 Weekly "
+                                            "series are shorter (the shortest, W1, has 47)")  # fmt: skip
+
+
+def test_hourly_defaults_are_unchanged_and_the_table_covers_every_frequency():
+    from tsattn.benchmarks.m4_frequencies import SETTINGS, mstl_problem
+    from tsattn.datasets import m4_info
+
+    c = M4Benchmark().resolve("hourly")
+    assert (c.frequency, c.horizon, c.season, c.mstl_seasons, c.input_size) == ("Hourly", 48, 24, (24, 168), 168)
+    assert c.tsattn_params == {"period": 24}
+    given = M4Benchmark(input_size=336, tsattn_params={"period": 168, "d_model": 8}).resolve("Hourly")
+    assert given.input_size == 336 and given.tsattn_params == {"period": 168, "d_model": 8}
+    assert set(SETTINGS) == {"Yearly", "Quarterly", "Monthly", "Weekly", "Daily", "Hourly"}
+    for name, row in SETTINGS.items():
+        if name != "Hourly":
+            assert row.input_size == 2 * m4_info(name).horizon
+    assert "M4 Yearly has no season" in mstl_problem("Yearly", (), {"Y1": 30})
+    assert mstl_problem("Daily", (7,), {"D1": 14, "D2": 900}) is None
+
+
+def test_naive2_with_the_m_of_other_frequencies():
+    rng = np.random.default_rng(1)
+    x = rng.uniform(50, 60, 40)
+    assert sc.naive2(x, 13, 1) == pytest.approx(np.repeat(x[-1], 13))  # m = 1: Naive1
+    s = np.array([0.7, 1.2, 1.3, 0.8])  # quarterly pattern, mean 1
+    q = 100 * np.tile(s, 12) * (1 + 0.005 * rng.standard_normal(48))
+    assert sc.seasonality_test(q, 4)
+    assert sc.naive2(q, 8, 4) / (100 * np.tile(s, 2)) == pytest.approx(np.ones(8), abs=0.05)
+    s12 = 1 + 0.4 * np.sin(2 * np.pi * np.arange(12) / 12)
+    mo = 100 * np.tile(s12, 8) * (1 + 0.005 * rng.standard_normal(96))
+    assert sc.seasonality_test(mo, 12) and not sc.seasonality_test(mo[:35], 12)  # 3 years at least
+    assert sc.naive2(mo, 18, 12) / (100 * np.resize(s12, 18)) == pytest.approx(np.ones(18), abs=0.05)
+
+
+def test_cli_names_a_file_whose_name_and_ids_disagree_and_takes_frequency(tmp_path, capsys):
+    from tsattn.cli import main
+
+    misnamed = _write_m4(tmp_path / "Hourly-train.csv", _weekly_panel(n=2))
+    args = ["bench", "m4", "--train", str(misnamed), "--models", "naive2", "-q"]
+    assert main(args + ["--out", str(tmp_path / "a")]) != 0
+    assert "Hourly-train.csv is named for M4 Hourly, but its series ids start with 'W'" in capsys.readouterr().err
+    assert main(args + ["--out", str(tmp_path / "b"), "--frequency", "weekly"]) == 0
+    assert "# M4 Weekly (2 series, horizon 13, m = 1)" in capsys.readouterr().out

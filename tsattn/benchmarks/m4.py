@@ -1,19 +1,24 @@
-"""M4 Hourly under the competition's rules, with peers in the same run (``tsattn bench m4``).
+"""One M4 frequency under the competition's rules, with peers in the same run (``tsattn bench m4``).
 
-Scores (:mod:`tsattn.benchmarks.m4_scores`): sMAPE, MASE (``m = 24``), OWA against Naive2 of the
+The frequency is read from the data (the series ids' first letter, checked against the file names;
+:mod:`tsattn.benchmarks.m4_frequencies`), or given. It sets the horizon and the seasonal period
+``m`` (:func:`tsattn.datasets.m4_info`: Yearly 6/1, Quarterly 8/4, Monthly 18/12, Weekly 13/1,
+Daily 14/1, Hourly 48/24) and the peers' settings of :data:`~tsattn.benchmarks.m4_frequencies.SETTINGS`.
+Scores (:mod:`tsattn.benchmarks.m4_scores`): sMAPE, MASE (lag ``m``), OWA against Naive2 of the
 same split. Splits: ``val`` holds out the last ``horizon`` steps of every training series and reads
 no test file (for choices); ``test`` fits on the whole training series and scores the test file.
 Models: ``naive1``, ``snaive``, ``naive2`` (the M4 benchmarks, :mod:`~tsattn.benchmarks.m4_scores`),
 ``sf:AutoETS``, ``sf:AutoTheta``, ``sf:MSTL``, ``sf:SeasonalNaive`` (statsforecast, local),
 ``nf:NHITS``, ``nf:PatchTST`` (neuralforecast, one global network over the panel, ``max_steps``
-optimiser steps) and ``tsattn`` (``TSForecaster(horizon=48).fit(long_frame).predict()``).
+optimiser steps) and ``tsattn`` (``TSForecaster(horizon=h, period=...).fit(long_frame).predict()``).
 Each finished (split, model, seed) appends a row to ``results.csv``; a rerun skips the rows done.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from functools import partial
 from pathlib import Path
 
@@ -21,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from tsattn.benchmarks import m4_scores as sc
+from tsattn.benchmarks.m4_frequencies import PUBLISHED, SETTINGS, frequency_of, mstl_problem
 from tsattn.benchmarks.panel_run import (
     BOUNDS,
     coverage,
@@ -32,39 +38,48 @@ from tsattn.benchmarks.panel_run import (
     write_row,
 )
 from tsattn.benchmarks.runinfo import ensure_columns
+from tsattn.datasets import m4_info
 
 __all__ = ["M4Benchmark", "PUBLISHED", "read_m4", "run_m4", "score_forecasts", "write_m4_report"]
 
 COLUMNS = ["split", "model", "seed", "smape", "mase", "n_series", "seconds", "status", "cov80",
            "cov95", "msis"]  # fmt: skip
 
-#: The M4 paper's Hourly results (Makridakis, Spiliotis and Assimakopoulos, "The M4 Competition:
-#: 100,000 time series and 61 forecasting methods", IJF 36(1), 2020; the per-frequency tables of its
-#: benchmarks and top methods): sMAPE, MASE, OWA (- where the paper gives none for the row).
-PUBLISHED = [
-    ("Naive1 (M4 benchmark)", 43.003, 11.608, np.nan),
-    ("sNaive (M4 benchmark)", 13.912, 1.193, np.nan),
-    ("Naive2 (M4 benchmark)", 18.383, 2.395, 1.000),
-    ("Smyl ES-RNN (M4 winner)", 9.328, 0.893, 0.440),
-    ("Montero-Manso et al. FFORMA (2nd)", 11.506, 0.819, 0.484),
-]
-
 
 @dataclass
 class M4Benchmark:
     """What one ``tsattn bench m4`` run fits: ``models`` (names above), ``seeds`` of the seeded
-    models (networks), the horizon and seasonal period, and the networks' budget."""
+    models (networks), the M4 ``frequency`` and what follows from it, and the networks' budget.
+
+    Left None, ``frequency`` is read from the data, and the rest from the frequency
+    (:meth:`resolve`): ``horizon`` and ``season`` (MASE's ``m``, Naive2's and statsforecast's
+    season length) the competition's; ``mstl_seasons``, ``input_size`` (neuralforecast's context)
+    and the ``tsattn`` entry's ``period`` from :data:`~tsattn.benchmarks.m4_frequencies.SETTINGS`.
+    """
 
     models: list[str] = field(default_factory=lambda: ["naive1", "snaive", "naive2"])
     seeds: list[int] = field(default_factory=lambda: [0])
     split: str = "val"
-    horizon: int = 48
-    season: int = 24
-    mstl_seasons: tuple[int, ...] = (24, 168)
-    input_size: int = 168
+    frequency: str | None = None
+    horizon: int | None = None
+    season: int | None = None
+    mstl_seasons: tuple[int, ...] | None = None
+    input_size: int | None = None
     max_steps: int = 1000
-    #: TSForecaster parameters of the ``tsattn`` entry (its defaults otherwise).
+    #: TSForecaster parameters of the ``tsattn`` entry (its defaults, and the frequency's
+    #: ``period``, otherwise).
     tsattn_params: dict = field(default_factory=dict)
+
+    def resolve(self, frequency: str) -> M4Benchmark:
+        """A copy with ``frequency`` (any case) and every setting left None filled from it."""
+        info = m4_info(frequency)
+        row = SETTINGS[info.frequency]
+        defaults = {"horizon": info.horizon, "season": info.seasonal_period,
+                    "mstl_seasons": row.mstl_seasons, "input_size": row.input_size}  # fmt: skip
+        filled = {k: v if getattr(self, k) is None else getattr(self, k) for k, v in defaults.items()}
+        filled["mstl_seasons"] = tuple(filled["mstl_seasons"])
+        return replace(self, frequency=info.frequency, **filled,
+                       tsattn_params={"period": row.period, **self.tsattn_params})  # fmt: skip
 
 
 def read_m4(train_path: str | Path, test_path: str | Path | None = None
@@ -153,7 +168,12 @@ def _forecaster(config: M4Benchmark, model: str, seed: int) -> Callable[[pd.Data
     if model.startswith("sf:"):
         from tsattn.benchmarks.panel_peers import statsforecast_forecast
 
-        return lambda fit: statsforecast_forecast(model[3:], fit, h, m, config.mstl_seasons)
+        def statsforecast(fit: pd.DataFrame) -> pd.DataFrame:
+            if model == "sf:MSTL":
+                _check_mstl(config, fit)
+            return statsforecast_forecast(model[3:], fit, h, m, config.mstl_seasons)
+
+        return statsforecast
     if model.startswith("nf:"):
         from tsattn.benchmarks.panel_peers import nf_fit_predict, nf_model
 
@@ -166,6 +186,14 @@ def _forecaster(config: M4Benchmark, model: str, seed: int) -> Callable[[pd.Data
         return lambda fit: _tsattn(fit, h, seed, config.tsattn_params)
     raise ValueError(f"unknown model {model!r}: naive1, snaive, naive2, sf:<statsforecast model>, "
                      "nf:NHITS, nf:PatchTST or tsattn")  # fmt: skip
+
+
+def _check_mstl(config: M4Benchmark, fit: pd.DataFrame) -> None:
+    """Raise the reason MSTL at ``config.mstl_seasons`` cannot apply to the series of ``fit``."""
+    lengths = fit.groupby("unique_id", sort=False).size().to_dict()
+    problem = mstl_problem(config.frequency, config.mstl_seasons, lengths)
+    if problem:
+        raise ValueError(problem)
 
 
 def _fit_predict(config: M4Benchmark, model: str, seed: int, fit: pd.DataFrame) -> pd.DataFrame:
@@ -196,8 +224,16 @@ def run_m4(config: M4Benchmark, train_path: str | Path, test_path: str | Path | 
     file is read only for ``split='test'``. Returns the results."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    with recorded_run(out, command, asdict(config)):
-        train, test = read_m4(train_path, test_path if config.split == "test" else None)
+    with recorded_run(out, command, asdict(config)) as record:
+        test_path = test_path if config.split == "test" else None
+        train, test = read_m4(train_path, test_path)
+        config = config.resolve(frequency_of(train["unique_id"].unique(), [train_path, test_path],
+                                             config.frequency))  # fmt: skip
+        record.entry["config"] = asdict(config)
+        earlier = _folder_frequency(out, before_last=True)
+        if earlier not in (None, config.frequency):
+            raise ValueError(f"{out} holds results of M4 {earlier}; give this {config.frequency} "
+                             "run its own --out folder")  # fmt: skip
         fit, target = split_panel(train, test, config.split, config.horizon)
         ensure_columns(out / "results.csv", COLUMNS)  # rows written before a column was added
         done = done_keys(out / "results.csv", ["split", "model", "seed"])
@@ -220,6 +256,18 @@ def run_m4(config: M4Benchmark, train_path: str | Path, test_path: str | Path | 
     return pd.read_csv(out / "results.csv")
 
 
+def _folder_frequency(out: Path, before_last: bool = False) -> str | None:
+    """The M4 frequency of the latest run recorded in ``out/run.json`` that knew its frequency
+    (``before_last``: not counting the latest run): Hourly for runs from before the benchmark took
+    other frequencies (their configs have no ``frequency``); None without such runs."""
+    path = Path(out) / "run.json"
+    runs = json.loads(path.read_text(encoding="utf-8"))["runs"] if path.is_file() else []
+    configs = [r.get("config", {}) for r in (runs[:-1] if before_last else runs)]
+    named = [c["frequency"] if "frequency" in c else "Hourly" for c in configs]
+    named = [f for f in named if f]  # None: a run that failed before reading its data
+    return named[-1] if named else None
+
+
 def summarise(results: pd.DataFrame) -> pd.DataFrame:
     """Per (split, model): seeds, mean sMAPE and MASE (± their standard deviation over seeds), OWA
     against Naive2 of the same split, mean seconds; errors listed apart."""
@@ -238,19 +286,27 @@ def summarise(results: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def write_m4_report(out: Path) -> None:
-    """``results.md`` and ``summary.json`` of ``out/results.csv``, published rows marked."""
+def write_m4_report(out: Path, frequency: str | None = None) -> None:
+    """``results.md`` and ``summary.json`` of ``out/results.csv``, with the published rows of its
+    M4 ``frequency`` (default: the one its ``run.json`` records)."""
     out = Path(out)
+    info = m4_info(frequency or _folder_frequency(out) or "Hourly")
     results = pd.read_csv(out / "results.csv")
     table = summarise(results)
     table.to_json(out / "summary.json", orient="records", indent=2)
-    lines = ["# M4 Hourly (414 series, horizon 48, m = 24)\n",
+    ok = results.loc[results["status"] == "ok", "n_series"]
+    n_series = int(ok.max()) if len(ok) else info.n_series
+    lines = [f"# M4 {info.frequency} ({n_series} series, horizon {info.horizon}, m = {info.seasonal_period})\n",
              "sMAPE and MASE averaged over every series and step; OWA against Naive2 of the same "
              "split and run; _sd: the standard deviation over seeds (networks only; - for one seed).\n"]  # fmt: skip
     for split in table["split"].unique() if len(table) else []:
         t = table[table["split"] == split].sort_values("OWA")
         lines += [f"\n## split: {split}\n\n", markdown_table(t)]
-    pub = pd.DataFrame(PUBLISHED, columns=["published (M4 paper, IJF 2020, Hourly)", "sMAPE", "MASE", "OWA"])
-    lines += ["\n## published, test split (not run here)\n\n", markdown_table(pub)]
+    source, rows = PUBLISHED.get(info.frequency, ("", []))
+    lines += ["\n## published, test split (not run here)\n\n"]
+    if rows:
+        lines += [markdown_table(pd.DataFrame(rows, columns=[f"published ({source})", "sMAPE", "MASE", "OWA"]))]
+    else:
+        lines += [f"None shown: no published M4 {info.frequency} results were found to cite here.\n"]
     lines += failures(results, ["split", "model", "seed"])
     (out / "results.md").write_text("".join(lines), encoding="utf-8")

@@ -541,32 +541,52 @@ def _panel_setup(args: argparse.Namespace) -> tuple[Path, str]:
 def _register_m4(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "m4",
-        help="M4 Hourly under the competition's rules: TSForecaster vs statsforecast and "
+        help="One M4 frequency under the competition's rules: TSForecaster vs statsforecast and "
         "neuralforecast peers",
         description=(
-            "sMAPE, MASE (m = 24) and OWA against Naive2 (the M4 benchmarks, reproduced) of every "
-            "--models on the M4 Hourly panel (the competition's wide CSV files). --split val holds "
-            "out the last 48 steps of each training series and never opens the test file; --split "
+            "sMAPE, MASE and OWA against Naive2 (the M4 benchmarks, reproduced) of every --models "
+            "on one M4 frequency (the competition's wide CSV files, e.g. Weekly-train.csv). The "
+            "frequency is read from the series ids' first letter (H, D, W, M, Q, Y), which must "
+            "agree with the file names where they name one; --frequency overrides. It sets the "
+            "horizon and MASE's m (Yearly 6/1, Quarterly 8/4, Monthly 18/12, Weekly 13/1, Daily "
+            "14/1, Hourly 48/24) and the peers' seasons and contexts. --split val holds out the "
+            "last horizon steps of each training series and never opens the test file; --split "
             "test scores the test file. Rows are appended to OUT/results.csv as models finish; "
             "rerun the same command to resume; a model that raises gets a row with its error."
         ),
     )
-    p.add_argument("--train", type=Path, required=True, help="Hourly-train.csv")
-    p.add_argument("--test", type=Path, help="Hourly-test.csv (read with --split test only)")
+    p.add_argument("--train", type=Path, required=True, help="the frequency's training file, e.g. Hourly-train.csv")
+    p.add_argument("--test", type=Path, help="its test file, e.g. Hourly-test.csv (read with --split test only)")
+    p.add_argument("--frequency", help="Yearly, Quarterly, Monthly, Weekly, Daily or Hourly (any case): "
+                   "the competition's rules to apply (default: read from the series ids)")  # fmt: skip
     _panel_arguments(p, ["naive1", "snaive", "naive2"], "naive1 snaive naive2 sf:AutoETS "
                      "sf:AutoTheta sf:MSTL sf:SeasonalNaive nf:NHITS nf:PatchTST tsattn",
-                     "results/bench/m4_hourly")  # fmt: skip
-    p.add_argument("--input-size", type=positive_int, default=168,
-                   help="context of the neuralforecast peers (default %(default)s)")
+                     "results/bench/m4_<frequency>")  # fmt: skip
+    p.add_argument("--input-size", type=positive_int,
+                   help="context of the neuralforecast peers (default: 168 for Hourly, twice the "
+                   "horizon otherwise)")  # fmt: skip
     p.set_defaults(func=_m4)
 
 
 def _m4(args: argparse.Namespace) -> int:
+    import pandas as pd
+
     from tsattn.benchmarks.m4 import M4Benchmark, run_m4
+    from tsattn.benchmarks.m4_frequencies import frequency_of
 
     if args.split == "test" and args.test is None:
-        raise CommandError("--split test needs --test (the Hourly-test.csv file)")
-    config = M4Benchmark(models=args.models, seeds=args.seeds, split=args.split,
+        raise CommandError("--split test needs --test (the frequency's test file, e.g. Weekly-test.csv)")
+    if not args.train.is_file():
+        raise CommandError(f"--train: no such file {args.train}")
+    try:
+        ids = pd.read_csv(args.train, usecols=[0]).iloc[:, 0]
+        frequency = frequency_of(ids, [args.train, args.test if args.split == "test" else None],
+                                 args.frequency)  # fmt: skip
+    except ValueError as err:
+        raise CommandError(str(err)) from None
+    if args.out == Path("results/bench/m4_<frequency>"):
+        args.out = Path(f"results/bench/m4_{frequency.lower()}")
+    config = M4Benchmark(models=args.models, seeds=args.seeds, split=args.split, frequency=frequency,
                          input_size=args.input_size, max_steps=args.max_steps,
                          tsattn_params=parse_params(args.param))  # fmt: skip
     out, command = _panel_setup(args)
