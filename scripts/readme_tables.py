@@ -19,18 +19,21 @@ import json
 import sys
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "docs" / "results"
 sys.path.insert(0, str(ROOT))  # this checkout's tsattn, whatever is installed
 
-CLASSIFY = {"folder": "classify", "model": "tsattn:bn_sh", "peer": "minirocket",
+CLASSIFY = {"folder": "classify", "model": "tsattn:bn_sh",
+            #: the strongest peers run on the archives; each shown over the default's sets
+            "peers": {"minirocket": "MiniRocket", "hydra-multirocket": "MultiRocket-Hydra",
+                      "quant": "QUANT"},
             "archives": {"uea": 5, "ucr": 3},
             "stated": "tsattn rows: code of c016f85, 2026-11-26 (as its README states; the runs "
                       "recorded no commit); MiniRocket rows from earlier runs (130b708, "
-                      "ebcafe1-24cb1fd)"}  # fmt: skip
+                      "ebcafe1-24cb1fd); both on the project's 2-core CPU machine, 2 fits at once, "
+                      "one thread each"}  # fmt: skip
 FORECAST = {
     "folder": "forecast", "model": "tsattn:softmax[refit]", "seeds": (0, 1, 2),
     "peers": {"patchtst": "PatchTST", "itransformer": "iTransformer", "dlinear": "DLinear",
@@ -49,10 +52,12 @@ FORECAST = {
 REGRESS = {"folder": "regress",
            "models": {"tsattn:softmax[multirocket]": "TSRegressor (default: MultiRocket anchor)",
                       "tsattn:softmax[before]": "TSRegressor before these defaults",
-                      "multirocket": "MultiRocket", "rocket": "Rocket"},
-           "stated": "the default: code of f70ca55 plus the anchor (as its README states; the runs "
-                     "recorded no commit)"}  # fmt: skip
-
+                      "multirocket": "MultiRocket", "rocket": "Rocket", "quant": "QUANT",
+                      "drcif": "DrCIF", "freshprince": "FreshPRINCE"},
+           "default": "tsattn:softmax[multirocket]",
+           "stated": "the default: code of f70ca55 plus the anchor (as its README states); "
+                     "its runs and those of the rows above QUANT recorded no commit or date, on "
+                     "the 2-core CPU machine"}  # fmt: skip
 
 def _config_runs(folder: str) -> list[dict]:
     path = RESULTS / folder / "config.json"
@@ -62,10 +67,12 @@ def _config_runs(folder: str) -> list[dict]:
     return data.get("runs", []) if isinstance(data, dict) else []
 
 
-def _recorded(folder: str, run_ids, rows: pd.DataFrame | None = None) -> str:
+def _recorded(folder: str, run_ids, rows: pd.DataFrame | None = None,
+              names: dict | None = None) -> str:
     """The provenance of the recorded runs ``run_ids`` of ``folder``: per commit and machine, the
-    dates (and, given their ``rows``, the models each ran), then the interrupted ones. Raises when
-    one cannot feed a README table (dirty, unfinished, no commit)."""
+    dates (and, given their ``rows``, the models each ran, shown by ``names``, the forecasting
+    table's by default), then the interrupted ones. Raises when one cannot feed a README table
+    (dirty, unfinished, no commit)."""
     from tsattn.benchmarks.runinfo import publishable
 
     runs = [r for r in _config_runs(folder) if r.get("id") in set(run_ids)]
@@ -81,9 +88,10 @@ def _recorded(folder: str, run_ids, rows: pd.DataFrame | None = None) -> str:
         days = ", ".join(sorted({r["started"][:10] for r in group}))
         models = ""
         if rows is not None:
+            names = names or _SHOWN
             ran = [m for m in rows[rows.run_id.isin({r["id"] for r in group})].model.unique()
-                   if m in _SHOWN]  # fmt: skip
-            models = " (" + ", ".join(_SHOWN[m] for m in sorted(ran, key=list(_SHOWN).index)) + ")"
+                   if m in names]  # fmt: skip
+            models = " (" + ", ".join(names[m] for m in sorted(ran, key=list(names).index)) + ")"
         parts.append(f"commit {commit}, {days}, {machine}{models}")
     interrupted = [r["id"] for r in runs if r["status"] == "interrupted"]
     status = f"; interrupted before their end: {', '.join(interrupted)}" if interrupted else ""
@@ -91,12 +99,14 @@ def _recorded(folder: str, run_ids, rows: pd.DataFrame | None = None) -> str:
 
 
 def _machine(run: dict) -> str:
-    """A run's machine in words: its GPU or CPU, cores, fits at once and threads per fit."""
+    """A run's machine in words: its GPU or CPU, cores, fits at once and threads per fit (the
+    estimator's ``n_threads``, else its share of the cores, at most torch's thread count)."""
     m = run.get("machine") or {}
     words = (run.get("command") or "").split()
     jobs = int(words[words.index("--n-jobs") + 1]) if "--n-jobs" in words else 1
-    threads = (run.get("settings") or {}).get("params", {}).get("n_threads") or max(
-        1, (m.get("cpu_count") or 1) // jobs)
+    share = max(1, (m.get("cpu_count") or 1) // jobs)
+    threads = (run.get("settings") or {}).get("params", {}).get("n_threads") or min(
+        share, m.get("torch_threads") or share)
     return (f"{m.get('gpu') or m.get('cpu')}, {m.get('cpu_count')} cores, {jobs} fit(s) at once, "
             f"{threads} thread(s) per fit")
 
@@ -106,32 +116,62 @@ _SHOWN = {"tsattn:softmax": "default", **FORECAST["peers"]}
 
 # ---------------------------------------------------------------------- classification
 def classification() -> str:
+    """Per archive, the default's mean over its sets beside each peer's over the same sets (a peer
+    missing some shows them apart, with the default's mean on its sets), W/T/L against the
+    strongest peer run on every set, and the papers' numbers."""
     from tsattn.benchmarks.classify_report import published, summarise
 
-    spec = CLASSIFY
+    spec, peers = CLASSIFY, CLASSIFY["peers"]
     rows = pd.read_csv(RESULTS / spec["folder"] / "results.csv")
-    table = summarise(rows[rows.model.isin([spec["model"], spec["peer"]])])
-    lines = ["| archive | sets | tsattn | MiniRocket | wins / ties / losses | papers (BN+SH, selected "
-             "on TEST) |", "|---|---|---|---|---|---|"]  # fmt: skip
+    table = summarise(rows[rows.model.isin([spec["model"], *peers])])
+    body, against, ids = [], {}, {}
     for archive, seeds in spec["archives"].items():
         part = table[table.archive == archive]
-        wide = part.pivot(index="dataset", columns="model", values="mean").dropna()
+        wide = part.pivot(index="dataset", columns="model", values="mean")
+        wide = wide[wide[spec["model"]].notna()]  # the sets the default ran: the row's sets
         n = part.pivot(index="dataset", columns="model", values="n").reindex(wide.index)
-        assert (n == seeds).all().all(), f"{archive}: not {seeds} seeds everywhere"
-        ours, theirs = wide[spec["model"]], wide[spec["peer"]]
-        diff = (ours - theirs).round(6)
-        cells = [f"{ours.mean():.2f}", f"{theirs.mean():.2f}"]
-        best = int(np.argmax([ours.mean(), theirs.mean()]))
-        cells[best] = f"**{cells[best]}**"
+        assert (n[wide.notna()].fillna(seeds) == seeds).all().all(), f"{archive}: not {seeds} seeds"
+        ours = wide[spec["model"]]
+        full = [p for p in peers if wide[p].notna().all()]
+        best = max(full, key=lambda p: wide[p].mean())
+        against[archive] = peers[best]
+        means = {m: wide[m].mean() for m in [spec["model"], *full]}
+        top = max(means, key=means.get)
+        cells = []
+        for m in [spec["model"], *peers]:
+            have = wide[m].dropna()
+            text = f"{have.mean():.2f}"
+            if m == top:
+                text = f"**{text}**"
+            elif m != spec["model"] and m not in full:
+                failed = set(rows[(rows.archive == archive) & (rows.model == m)
+                                  & (rows.status != "ok")].dataset)  # fmt: skip
+                why = ", ".join(f"{d} {'failed' if d in failed else 'not run'}"
+                                for d in wide.index.difference(have.index))  # fmt: skip
+                text += (f" ({len(have)} of {len(wide)} sets, {why}; tsattn "
+                         f"{ours[have.index].mean():.2f}, {peers[best]} "
+                         f"{wide.loc[have.index, best].mean():.2f} on these)")  # fmt: skip
+            cells.append(text)
+        diff = (ours - wide[best]).round(6)
         pubs = [(d, published(d, archive, spec["model"])) for d in wide.index]
         pubs = [(d, p[0]) for d, p in pubs if p]
         papers = (f"at or above on {sum(ours[d] >= p for d, p in pubs)} of {len(pubs)} reported sets"
                   if pubs else "-")  # fmt: skip
-        lines.append(f"| {archive.upper()} | {len(wide)} | {cells[0]} | {cells[1]} | "
-                     f"{(diff > 0).sum()} / {(diff == 0).sum()} / {(diff < 0).sum()} | {papers} |")
-    lines.append(f"\nRuns: `docs/results/{spec['folder']}/results.csv`, {spec['stated']}; the "
-                 f"project's 2-core CPU machine, 2 fits at once, one thread each; UEA "
-                 f"{spec['archives']['uea']} seeds, UCR {spec['archives']['ucr']}.")
+        body.append(f"| {archive.upper()} | {len(wide)} | {' | '.join(cells)} | "
+                    f"{(diff > 0).sum()} / {(diff == 0).sum()} / {(diff < 0).sum()} | {papers} |")
+        ran = rows[(rows.archive == archive) & rows.dataset.isin(wide.index) & rows.run_id.notna()]
+        ids[archive] = ran
+    vs = ", ".join(f"{a.upper()}: {p}" for a, p in against.items())
+    header = ["archive", "sets", "tsattn", *peers.values(),
+              f"wins / ties / losses against the strongest peer run on every set ({vs})",
+              "papers (BN+SH, selected on TEST)"]  # fmt: skip
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header), *body]
+    later = "; ".join(f"{a.upper()}: {_recorded(spec['folder'], set(r.run_id), r, peers)}"
+                      for a, r in ids.items() if len(r))  # fmt: skip
+    recorded = [peers[m] for m in peers if m in set(pd.concat(ids.values()).model)]
+    lines.append(f"\nRuns: `docs/results/{spec['folder']}/results.csv`, {spec['stated']}; "
+                 f"{_and(recorded)} from later runs ({later}); UEA {spec['archives']['uea']} "
+                 f"seeds, UCR {spec['archives']['ucr']}, every model.")  # fmt: skip
     return "\n".join(lines)
 
 
@@ -295,22 +335,46 @@ def _peer_dates(folder: str, peers) -> str:
 
 # ---------------------------------------------------------------------- regression
 def regression() -> str:
+    """Each model's geometric-mean RMSE ratio to MiniRocket over the tasks it ran at every seed
+    (fewer than all: said in the row, with the default's ratio on those tasks), its highest ratio
+    and the tasks above 1.2."""
     from tsattn.benchmarks.regress_report import _gmean, ratio_table
 
     spec = REGRESS
     rows = pd.read_csv(RESULTS / spec["folder"] / "results.csv")
-    rows = rows[rows.fold == -1]
-    ratios = ratio_table(rows)
+    rows = rows[(rows.fold == -1) & (rows.status == "ok")]
     seeds = sorted(rows.seed.unique())
+    done = rows.groupby(["model", "dataset"]).seed.nunique()
+    ratios = ratio_table(rows)
     lines = ["| model | RMSE / MiniRocket's (geometric mean over the tasks) | highest | tasks above 1.2 |",
              "|---|---|---|---|"]  # fmt: skip
     for model, shown in spec["models"].items():
-        r = ratios[model].dropna()
-        lines.append(f"| {shown} | {_gmean(r):.3f} | {r.max():.2f} | {(r > 1.2).sum()} of {len(r)} |")
+        tasks = [t for t, k in done[model].items() if k == len(seeds)]
+        r = ratios.loc[tasks, model]
+        cell = f"{_gmean(r):.3f}"
+        if len(tasks) < len(ratios):
+            fits = f"{int(done[model].sum())} of {len(seeds) * len(ratios)} fits done"
+            cell += (f" (the {len(tasks)} of {len(ratios)} tasks it ran at all {len(seeds)} seeds, "
+                     f"{fits}; the default {_gmean(ratios.loc[tasks, spec['default']]):.3f} on "
+                     f"them)")  # fmt: skip
+        lines.append(f"| {shown} | {cell} | {r.max():.2f} | {(r > 1.2).sum()} of {len(r)} |")
+    recorded = rows[rows.run_id.notna()]
+    partial = [m for m in spec["models"] if (done[m] < len(seeds)).any()]
+    seed0 = ratio_table(rows[rows.seed == seeds[0]])
+    notes = "".join(f"; {spec['models'][m]} on seed {seeds[0]} alone, all {len(seed0)} tasks: "
+                    f"{_gmean(seed0[m]):.3f} (the default {_gmean(seed0[spec['default']]):.3f})"
+                    for m in partial if seed0[m].notna().all())  # fmt: skip
     lines.append(f"\nRuns: `docs/results/{spec['folder']}/results.csv`, {len(ratios)} tasks, seeds "
-                 f"{', '.join(map(str, seeds))}, {spec['stated']}; dates not recorded by those runs, "
-                 f"the 2-core CPU machine.")  # fmt: skip
+                 f"{', '.join(map(str, seeds))}, {spec['stated']}; "
+                 f"{_and([spec['models'][m] for m in spec['models'] if m in set(recorded.model)])} "
+                 f"from recorded runs: "
+                 f"{_recorded(spec['folder'], set(recorded.run_id), recorded, spec['models'])}"
+                 f"{notes}.")  # fmt: skip
     return "\n".join(lines)
+
+
+def _and(names: list[str]) -> str:
+    return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else "".join(names)
 
 
 TABLES = {"classification": classification, "forecasting": forecasting, "regression": regression}
