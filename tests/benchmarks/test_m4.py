@@ -208,7 +208,7 @@ def test_weekly_runs_with_its_horizon_and_m_end_to_end(tmp_path):
     report = (out / "results.md").read_text()
     assert report.startswith("# M4 Weekly (5 series, horizon 13, m = 1)\n")
     assert "| Naive2 (M4 benchmark) | 9.161 | 2.777 | 1.000 |" in report  # Weekly's, not Hourly's
-    assert "18.383" not in report and "not found in a source that could be cited" in report
+    assert "18.383" not in report and "| Smyl ES-RNN (M4 winner) | 7.817 | 2.356 | 0.851 |" in report
     # one folder, one frequency
     _write_m4(tmp_path / "Hourly-train.csv", {f"H{i}": np.arange(1.0, 200.0) for i in range(2)})
     with pytest.raises(ValueError, match="holds results of M4 Weekly"):

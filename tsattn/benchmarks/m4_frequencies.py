@@ -118,33 +118,62 @@ def frequency_of(ids: Iterable[str], paths: Iterable[str | Path | None] = (),
 
 
 #: Published results on each frequency's TEST split: ``(source, rows, note)``, each row ``(method,
-#: sMAPE, MASE, OWA)`` (NaN where the source gives none); ``note`` says what is missing and why.
+#: sMAPE, MASE, OWA)``; ``note``: where they are from.
 #:
-#: Hourly: the M4 paper (Makridakis, Spiliotis and Assimakopoulos, "The M4 Competition: 100,000
-#: time series and 61 forecasting methods", IJF 36(1), 2020; its per-frequency tables of the
-#: benchmarks and top methods). Its Naive1, sNaive and Naive2 rows are reproduced here to the third
-#: decimal (tests/benchmarks/test_m4.py).
-#:
-#: The other frequencies: Naive2's sMAPE and MASE as the M4 paper's per-frequency results are
-#: quoted by the scalecast examples' M4 notebook (github.com/mikekeith52/scalecast-examples, ``m4``,
-#: its ``df_smape`` / ``df_mase`` tables, whose Hourly entries are the paper's 18.383 / 2.395 and
-#: so this benchmark's reproduction); not reproduced here yet. The per-frequency rows of ES-RNN, FFORMA and the Naive1 and sNaive
-#: benchmarks were not found in any source that could be read and cited; none are shown.
+#: From the competition's own evaluation: ``Evaluation and Ranks.xlsx`` in
+#: ``Mcompetitions/M4-methods`` (commit 6c1067e, the commit the data files are pinned to), sheet
+#: "Point Forecasts-Frequency": the benchmarks Naive (Naive1), sNaive and Naive2, user 118 (Smyl,
+#: ES-RNN, first overall) and user 245 (Montero-Manso et al., FFORMA, second), rounded to three
+#: decimals. Its Hourly values are the M4 paper's (Makridakis, Spiliotis and Assimakopoulos, IJF
+#: 36(1), 2020) and this benchmark reproduces its Naive1, sNaive and Naive2 rows to the third
+#: decimal (tests/benchmarks/test_m4.py). On Weekly, Daily and Yearly (m = 1) the three benchmarks
+#: coincide.
 _NAIVE2 = "Naive2 (M4 benchmark)"
-_UNCITED = ("ES-RNN (Smyl), FFORMA and the Naive1 and sNaive benchmarks: their per-frequency "
-            "results were not found in a source that could be cited here, so none are shown.")  # fmt: skip
-_QUOTED = "M4 paper, IJF 2020, {}: Naive2 as quoted by the scalecast M4 examples"
+_SOURCE = "M4's own evaluation, {}"
+_CITED = ("From the competition's evaluation file: Mcompetitions/M4-methods (commit 6c1067e), "
+          "`Evaluation and Ranks.xlsx`, sheet Point Forecasts-Frequency (ES-RNN: user 118; "
+          "FFORMA: user 245).")
 PUBLISHED: dict[str, tuple[str, list[tuple[str, float, float, float]], str]] = {
-    "Hourly": ("M4 paper, IJF 2020, Hourly", [
-        ("Naive1 (M4 benchmark)", 43.003, 11.608, float("nan")),
-        ("sNaive (M4 benchmark)", 13.912, 1.193, float("nan")),
+    "Hourly": (_SOURCE.format("Hourly"), [
+        ("Naive1 (M4 benchmark)", 43.003, 11.608, 3.593),
+        ("sNaive (M4 benchmark)", 13.912, 1.193, 0.627),
         (_NAIVE2, 18.383, 2.395, 1.000),
         ("Smyl ES-RNN (M4 winner)", 9.328, 0.893, 0.440),
         ("Montero-Manso et al. FFORMA (2nd)", 11.506, 0.819, 0.484),
-    ], ""),
-    "Daily": (_QUOTED.format("Daily"), [(_NAIVE2, 3.045, 3.278, 1.000)], _UNCITED),
-    "Weekly": (_QUOTED.format("Weekly"), [(_NAIVE2, 9.161, 2.777, 1.000)], _UNCITED),
-    "Monthly": (_QUOTED.format("Monthly"), [(_NAIVE2, 14.427, 1.063, 1.000)], _UNCITED),
-    "Quarterly": (_QUOTED.format("Quarterly"), [(_NAIVE2, 11.012, 1.371, 1.000)], _UNCITED),
-    "Yearly": (_QUOTED.format("Yearly"), [(_NAIVE2, 16.342, 3.974, 1.000)], _UNCITED),
+    ], _CITED),
+    "Daily": (_SOURCE.format("Daily"), [
+        ("Naive1 (M4 benchmark)", 3.045, 3.278, 1.000),
+        ("sNaive (M4 benchmark)", 3.045, 3.278, 1.000),
+        (_NAIVE2, 3.045, 3.278, 1.000),
+        ("Smyl ES-RNN (M4 winner)", 3.170, 3.446, 1.046),
+        ("Montero-Manso et al. FFORMA (2nd)", 3.097, 3.344, 1.019),
+    ], _CITED),
+    "Weekly": (_SOURCE.format("Weekly"), [
+        ("Naive1 (M4 benchmark)", 9.161, 2.777, 1.000),
+        ("sNaive (M4 benchmark)", 9.161, 2.777, 1.000),
+        (_NAIVE2, 9.161, 2.777, 1.000),
+        ("Smyl ES-RNN (M4 winner)", 7.817, 2.356, 0.851),
+        ("Montero-Manso et al. FFORMA (2nd)", 7.625, 2.108, 0.796),
+    ], _CITED),
+    "Monthly": (_SOURCE.format("Monthly"), [
+        ("Naive1 (M4 benchmark)", 15.256, 1.205, 1.096),
+        ("sNaive (M4 benchmark)", 15.988, 1.260, 1.147),
+        (_NAIVE2, 14.427, 1.063, 1.000),
+        ("Smyl ES-RNN (M4 winner)", 12.126, 0.884, 0.836),
+        ("Montero-Manso et al. FFORMA (2nd)", 12.639, 0.893, 0.858),
+    ], _CITED),
+    "Quarterly": (_SOURCE.format("Quarterly"), [
+        ("Naive1 (M4 benchmark)", 11.610, 1.477, 1.066),
+        ("sNaive (M4 benchmark)", 12.521, 1.602, 1.153),
+        (_NAIVE2, 11.012, 1.371, 1.000),
+        ("Smyl ES-RNN (M4 winner)", 9.679, 1.118, 0.847),
+        ("Montero-Manso et al. FFORMA (2nd)", 9.733, 1.111, 0.847),
+    ], _CITED),
+    "Yearly": (_SOURCE.format("Yearly"), [
+        ("Naive1 (M4 benchmark)", 16.342, 3.974, 1.000),
+        ("sNaive (M4 benchmark)", 16.342, 3.974, 1.000),
+        (_NAIVE2, 16.342, 3.974, 1.000),
+        ("Smyl ES-RNN (M4 winner)", 13.176, 2.980, 0.778),
+        ("Montero-Manso et al. FFORMA (2nd)", 13.528, 3.060, 0.799),
+    ], _CITED),
 }

@@ -8,8 +8,8 @@ long frame, of its network alone, and of the seasonal naive forecast.
     TSATTN_DATA_DIR=$DATA PYTHONPATH=. python docs/results/panels/m4_val.py Weekly:40 '{"d_model": 128}'
 
 The frequency (default Hourly) gives the horizon and ``m`` (:func:`tsattn.datasets.m4_info`) and
-the anchor's ``period`` (Hourly 24, Weekly 52, Daily 7, Monthly 12, Quarterly 4, Yearly 1; a JSON
-``period`` overrides it). ``Weekly:40``: a panel of 40 of its series, drawn without replacement
+the anchor's ``period`` (``bench m4``'s, :data:`tsattn.benchmarks.m4_frequencies.SETTINGS`: Hourly
+24, Weekly 52; a JSON ``period`` overrides it). ``Weekly:40``: a panel of 40 of its series, drawn without replacement
 by numpy's generator seeded 0 (a smaller panel of the same kind).
 """
 
@@ -20,9 +20,9 @@ import time
 import numpy as np
 
 from tsattn import TSForecaster
+from tsattn.benchmarks.m4_frequencies import SETTINGS
 from tsattn.datasets import load_m4, m4_info
 
-PERIOD = {"Hourly": 24, "Weekly": 52, "Daily": 7, "Monthly": 12, "Quarterly": 4, "Yearly": 1}
 args = sys.argv[1:]
 frequency = args.pop(0) if args and not args[0].lstrip().startswith("{") else "Hourly"
 frequency, _, n_series = frequency.partition(":")
@@ -45,7 +45,7 @@ def scores(pred: np.ndarray) -> tuple[float, float]:
     return float(smape), float(np.mean(np.mean(np.abs(truth - pred), axis=1) / scale))
 
 
-params = {"period": PERIOD[info.frequency], "random_state": 0,
+params = {"period": SETTINGS[info.frequency].period, "random_state": 0,
           **(json.loads(args[0]) if args else {})}
 t0 = time.time()
 model = TSForecaster(horizon=H, **params).fit(fit_rows)
