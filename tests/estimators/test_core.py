@@ -49,7 +49,7 @@ def test_attention_hyperparameters_are_generated_from_the_variants_declarations(
 
 def test_the_forecaster_changes_defaults_not_declarations():
     clf, fc = declared_params(TSClassifier), declared_params(TSForecaster)
-    assert (clf["d_model"].default, fc["d_model"].default) == (64, 32)
+    assert (clf["d_model"].default, fc["d_model"].default) == (64, "auto")
     assert clf["d_model"].doc == fc["d_model"].doc
     assert clf["d_model"].constraint == fc["d_model"].constraint
     assert list(fc)[:3] == ["horizon", "context_length", "attention"]  # positional, in order

@@ -245,3 +245,30 @@ def test_panel_and_covariate_models_survive_pickling():
     again = pickle.loads(pickle.dumps(model))
     fut = future_rows(model)
     pd.testing.assert_frame_equal(again.predict(X=fut), model.predict(X=fut))
+
+
+def test_auto_width_follows_the_number_of_series():
+    from tsattn.estimators.forecasting import AUTO_WIDTHS
+
+    (wide, fewest), (narrow, _) = AUTO_WIDTHS
+    small = dict(max_steps=2, random_state=0, n_layers=1, dim_feedforward=16)
+    rng = np.random.default_rng(0)
+    for n_series, width in ((1, narrow), (fewest - 1, narrow), (fewest, wide)):
+        df = pd.DataFrame({"unique_id": np.repeat(np.arange(n_series), 40),
+                           "ds": np.tile(np.arange(40), n_series), "y": rng.normal(size=40 * n_series)})
+        model = TSForecaster(horizon=4, context_length=12, **small).fit(df)
+        assert model.get_params()["d_model"] == "auto"
+        assert model.d_model_ == model.network_params_["d_model"] == width
+        assert model.module_.tokenizer.projection.out_features == width
+    assert TSForecaster(horizon=4, context_length=12, d_model=48, **small).fit(
+        np.sin(np.arange(80.0))).d_model_ == 48
+    with pytest.raises(ValueError, match="n_heads"):
+        TSForecaster(d_model="auto", n_heads=3).validate()  # 32 and 128 are checked before data
+
+
+def test_only_the_forecaster_has_a_width_rule():
+    from tsattn import TSClassifier, TSRegressor
+
+    for cls in (TSClassifier, TSRegressor):
+        with pytest.raises(ValueError, match="no rule for d_model='auto'"):
+            cls(d_model="auto").validate()

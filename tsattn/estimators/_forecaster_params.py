@@ -109,7 +109,8 @@ class ForecasterParams(BaseTSEstimator):
         "``'mae'`` or ``'huber'`` (quadratic within 1 standard deviation, linear beyond). Rounds "
         "are judged by the validation MSE whatever the loss; ``'mae'`` ignores rare spikes."
     )
-    d_model: int = default(32)
+    # 'auto' (was 32): 64 for 100 series or more, else 32 (forecasting.AUTO_WIDTHS, its evidence)
+    d_model: int | str = default("auto")
     n_heads: int = default(4)
     n_layers: int = default(2)
     dim_feedforward: int = default(64)

@@ -61,7 +61,11 @@ ATTENTION = dict(
 class BaseTSEstimator(persistence.Persistent, BaseEstimator):
     """Parameters and machinery shared by every estimator (see :class:`tsattn.TSClassifier`)."""
 
-    d_model: int = param(64, [POSITIVE_INT], "Model width; ``d_model % n_heads == 0``.")
+    d_model: int | str = param(
+        64, [POSITIVE_INT, StrOptions({"auto"})], "Model width; ``d_model % n_heads == 0``. "
+        "``'auto'``: the estimator's rule (``TSForecaster``'s from the number of series it is "
+        "fitted on; ``d_model_``: the width used)."
+    )
     n_heads: int = param(8, [POSITIVE_INT], "Attention heads.")
     n_layers: int = param(3, [POSITIVE_INT], "Encoder layers.")
     dim_feedforward: int = param(
@@ -164,7 +168,8 @@ class BaseTSEstimator(persistence.Persistent, BaseEstimator):
         """Check every parameter; return the attention spec, resolved once for this fit."""
         check_params(self)
         get_attention_class(self.attention)
-        check_model_size(self.d_model, self.n_heads)
+        for width in self._widths():
+            check_model_size(width, self.n_heads)
         for cb in self.callbacks or ():
             if not isinstance(cb, Callback):
                 raise ValueError(
@@ -175,12 +180,25 @@ class BaseTSEstimator(persistence.Persistent, BaseEstimator):
         spec = resolve_attention(self.attention, hyper, stacklevel=3)
         # Build one layer now so that invalid hyperparameters fail before any data work.
         with torch.random.fork_rng(devices=[]):
-            spec.build(self.d_model, self.n_heads, self.attention_dropout)
+            for width in self._widths():
+                spec.build(width, self.n_heads, self.attention_dropout)
         return spec
 
     def validate(self) -> None:
         """Check the parameters as ``fit`` does, without data: a ValueError names a bad one."""
         self._validate()
+
+    def _widths(self) -> tuple[int, ...]:
+        """The widths this estimator may build: ``d_model``, or every one its rule can give."""
+        if self.d_model == "auto":
+            raise ValueError(f"{type(self).__name__} has no rule for d_model='auto'; give a "
+                             "number (a multiple of n_heads).")
+        return (int(self.d_model),)
+
+    def _width(self) -> int:
+        """The width of this fit's network (``d_model``; an estimator with a rule resolves
+        ``'auto'`` from its data)."""
+        return self._widths()[0]
 
     def _auto_steps(self, n_train: int) -> int:
         """The step budget of ``max_steps='auto'`` for ``n_train`` training series or windows."""
@@ -226,7 +244,7 @@ class BaseTSEstimator(persistence.Persistent, BaseEstimator):
     def _trunk_params(self, spec: AttentionSpec) -> dict[str, Any]:
         """The trunk's part of ``network_params_``, in plain Python types."""
         return dict(
-            attention=spec.name, attention_params=dict(spec.params), d_model=int(self.d_model),
+            attention=spec.name, attention_params=dict(spec.params), d_model=self._width(),
             n_heads=int(self.n_heads), n_layers=int(self.n_layers),
             dim_feedforward=int(self.dim_feedforward), dropout=float(self.dropout),
             attention_dropout=float(self.attention_dropout), norm=self.norm,
