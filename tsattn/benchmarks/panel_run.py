@@ -99,9 +99,10 @@ class Parts:
         table.to_csv(path, index=False, float_format="%.6g")
 
 
-def anchor_names(values: pd.Series) -> str:
-    """The anchors a model's seeds chose, sorted and joined (``"linear"``, ``"last, linear"``)."""
-    return ", ".join(sorted(set(values.dropna().astype(str))))
+def anchor_names(values: pd.Series) -> str | None:
+    """The anchors a model's seeds chose, sorted and joined (``"linear"``, ``"last, linear"``);
+    None for a model without :class:`Parts`."""
+    return ", ".join(sorted(set(values.dropna().astype(str)))) or None
 
 
 def parts_section(summary: pd.DataFrame, keys: list[str], columns: list[str]) -> list[str]:
