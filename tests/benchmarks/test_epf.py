@@ -97,3 +97,62 @@ def test_tsattn_rows_record_how_often_its_intervals_cover_the_price(tmp_path):
     inside = np.mean((y_true >= out[..., 2]) & (y_true <= out[..., 3]))
     assert res.loc["tsattn", "cov80"] == pytest.approx(inside)
     assert res.loc["tsattn", "mse"] == pytest.approx(np.mean((out[..., 0] - y_true) ** 2))
+
+
+TINY = {"max_steps": 20, "d_model": 8, "n_heads": 2, "n_layers": 1}
+PARTS = ["blend", "net_mse", "net_mae", "anchor_mse", "anchor_mae"]
+
+
+def test_tsattn_rows_record_what_the_model_did_and_its_errors_per_step(tmp_path):
+    from tsattn.estimators import TSForecaster
+
+    path = tmp_path / "XX.csv"
+    _market(n=900).to_csv(path, index=False)
+    out = tmp_path / "o"
+    config = EPFBenchmark(models=["tsattn", "naive_day"], settings=["past"], split="test", tsattn_params=TINY)
+    res = run_epf(config, {"XX": path}, out, progress=False).set_index("model")
+    assert (res["status"] == "ok").all()
+    assert np.isfinite(res.loc["tsattn", PARTS].astype(float)).all() and 0 <= res.loc["tsattn", "blend"] <= 1
+    assert res.loc["naive_day", PARTS + ["anchor"]].isna().all()  # peers: empty
+    # by hand: the same seeded fit, its parts scored on the same windows
+    data = EPFData(_market(n=900), 168, 24)
+    n = data.n_train
+    g = TSForecaster(horizon=24, context_length=168, future_covariates=[], random_state=0, **TINY).fit(
+        data.values[:n, -1], pd.DataFrame(data.values[:n, :-1], columns=data.covariates))  # fmt: skip
+    y_ctx, x_win, y_true = (np.ascontiguousarray(a) for a in data.windows("test"))
+    parts = g.predict_components(y_ctx, X=x_win)
+    assert res.loc["tsattn", "blend"] == g.blend_ and res.loc["tsattn", "anchor"] == g.anchor_
+    for name, prefix in (("network", "net"), ("anchor", "anchor")):
+        err = parts[name][..., 0] - y_true
+        assert res.loc["tsattn", f"{prefix}_mse"] == pytest.approx(np.mean(err**2), rel=1e-12)
+        assert res.loc["tsattn", f"{prefix}_mae"] == pytest.approx(np.mean(np.abs(err)), rel=1e-12)
+    assert not np.allclose(parts["network"], parts["forecast"])  # the check can tell them apart
+    # the point forecast is predict's, bit for bit (the committed fits depend on it)
+    point = forecast(data, config, "tsattn", "past", 0)[..., 0]
+    np.testing.assert_array_equal(point, np.asarray(g.predict(y_ctx, X=x_win))[..., 0])
+    # per step: every window has 24 steps, so the mean over steps is the row's MSE (and MAE)
+    steps = pd.read_csv(out / "horizon" / "XX_test_past_tsattn_0.csv")
+    assert steps["step"].tolist() == list(range(1, 25)) and (steps["setting"] == "past").all()
+    for col in ("mse", "mae", "net_mse", "net_mae", "anchor_mse", "anchor_mae"):
+        assert steps[col].mean() == pytest.approx(res.loc["tsattn", col], rel=1e-5)
+    assert len(list((out / "horizon").iterdir())) == 1  # the peer writes none
+    report = (out / "results.md").read_text()
+    assert "## what the tsattn model did" in report
+    assert "| XX | test | past | tsattn | 1 | " in report.split("did")[1]
+
+
+def test_results_from_before_the_parts_columns_still_report_and_resume(tmp_path):
+    path = tmp_path / "XX.csv"
+    _market(n=900).to_csv(path, index=False)
+    out = tmp_path / "o"
+    out.mkdir()
+    (out / "results.csv").write_text("market,split,setting,model,seed,mse,mae,n_windows,seconds,status\n"
+                                     "XX,val,past,tsattn,0,0.25,0.4,157,3.0,ok\n")  # fmt: skip
+    from tsattn.benchmarks.epf import write_epf_report
+
+    write_epf_report(out)
+    report = (out / "results.md").read_text()
+    assert "| XX | val | past | tsattn | 1 | 0.250 |" in report and "what the tsattn model did" not in report
+    res = run_epf(EPFBenchmark(models=["naive_day"], settings=["past"]), {"XX": path}, out, progress=False)
+    assert res["model"].tolist() == ["tsattn", "naive_day"] and res["blend"].isna().all()
+    assert "what the tsattn model did" not in (out / "results.md").read_text()

@@ -268,3 +268,60 @@ def test_cli_names_a_file_whose_name_and_ids_disagree_and_takes_frequency(tmp_pa
     assert "Hourly-train.csv is named for M4 Hourly, but its series ids start with 'W'" in capsys.readouterr().err
     assert main(args + ["--out", str(tmp_path / "b"), "--frequency", "weekly"]) == 0
     assert "# M4 Weekly (2 series, horizon 13, m = 1)" in capsys.readouterr().out
+
+
+TINY = {"max_steps": 10, "d_model": 8, "n_heads": 2, "n_layers": 1, "period": 24}
+PARTS = ["blend", "net_smape", "net_mase", "anchor_smape", "anchor_mase"]
+
+
+def test_tsattn_rows_record_what_the_model_did_and_its_errors_per_step(tmp_path, shared_datasets):
+    from tsattn.estimators import TSForecaster
+
+    train_path, _ = _few_series(tmp_path, shared_datasets)
+    out = tmp_path / "o"
+    config = M4Benchmark(models=["tsattn", "naive2"], split="val", tsattn_params=TINY)
+    res = run_m4(config, train_path, None, out, progress=False).set_index("model")
+    assert (res["status"] == "ok").all()
+    assert np.isfinite(res.loc["tsattn", PARTS].astype(float)).all() and 0 <= res.loc["tsattn", "blend"] <= 1
+    assert res.loc["naive2", PARTS + ["anchor"]].isna().all()  # peers: empty
+    # by hand: the same seeded fit, its parts scored with the bench's own scores
+    train, _ = read_m4(train_path)
+    fit, target = split_panel(train, None, "val", 48)
+    f = TSForecaster(horizon=48, random_state=0, **TINY).fit(fit)
+    parts = f.predict_components()
+    assert res.loc["tsattn", "blend"] == f.blend_ and res.loc["tsattn", "anchor"] == f.anchor_
+    for name, prefix in (("network", "net"), ("anchor", "anchor")):
+        s = score_forecasts(fit, target, parts[name], 24)
+        assert res.loc["tsattn", [f"{prefix}_smape", f"{prefix}_mase"]].tolist() == pytest.approx(
+            [s["smape"], s["mase"]], rel=1e-12)  # fmt: skip
+    assert not np.allclose(parts["network"]["y"], parts["forecast"]["y"])  # the check can tell them apart
+    # the point forecast is predict's, bit for bit (the committed fits depend on it)
+    written = pd.read_csv(out / "forecasts" / "val_tsattn_0.csv.gz", float_precision="round_trip")
+    np.testing.assert_array_equal(written["y"].to_numpy(), f.predict()["y"].to_numpy())
+    # per step: every series has 48 targets, so the mean over steps is the row's score
+    steps = pd.read_csv(out / "horizon" / "val_tsattn_0.csv")
+    assert steps["step"].tolist() == list(range(1, 49)) and (steps["model"] == "tsattn").all()
+    for col in ("smape", "mase", "net_smape", "net_mase", "anchor_smape", "anchor_mase"):
+        assert steps[col].mean() == pytest.approx(res.loc["tsattn", col], rel=1e-5)
+    assert not (out / "horizon" / "val_naive2_0.csv").exists()
+    report = (out / "results.md").read_text()
+    assert "## what the tsattn model did" in report and "| val | tsattn | 1 | " in report.split("did")[1]
+    summary = {r["model"]: r for r in json.loads((out / "summary.json").read_text())}
+    assert summary["tsattn"]["net_MASE"] == pytest.approx(res.loc["tsattn", "net_mase"])
+    assert summary["naive2"]["net_MASE"] is None
+
+
+def test_results_from_before_the_parts_columns_still_report_and_resume(tmp_path, shared_datasets):
+    train_path, _ = _few_series(tmp_path, shared_datasets, n=2)
+    out = tmp_path / "o"
+    out.mkdir()
+    old = "split,model,seed,smape,mase,n_series,seconds,status\nval,tsattn,0,12.5,1.5,2,3.0,ok\n"
+    (out / "results.csv").write_text(old)
+    from tsattn.benchmarks.m4 import write_m4_report
+
+    write_m4_report(out, "Hourly")
+    report = (out / "results.md").read_text()
+    assert "| val | tsattn | 1 | 12.500 |" in report and "what the tsattn model did" not in report
+    res = run_m4(M4Benchmark(models=["naive2"], split="val"), train_path, None, out, progress=False)
+    assert res["model"].tolist() == ["tsattn", "naive2"] and res["blend"].isna().all()
+    assert (out / "results.md").read_text().count("| val | tsattn | 1 | 12.500 |") == 1

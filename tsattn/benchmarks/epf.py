@@ -13,7 +13,10 @@ Models: ``naive_day`` (the previous day's 24 prices), ``naive_week`` (the same h
 before), ``ridge`` (a LEAR-style linear model: ridge regression of the 24 prices on the context's
 prices and covariates, plus the covariates' horizon rows in the ``future`` setting, its penalty
 chosen on the validation windows), ``nf:NHITS`` and ``nf:TiDE`` (covariates through
-``hist_exog_list`` / ``futr_exog_list``), ``nf:PatchTST`` (none) and ``tsattn``.
+``hist_exog_list`` / ``futr_exog_list``), ``nf:PatchTST`` (none) and ``tsattn``. The ``tsattn``
+rows also record what the model did (:class:`~tsattn.benchmarks.panel_run.Parts`: ``blend``,
+``anchor``, the network's and the anchor's MSE and MAE alone), and its errors per horizon step go
+to ``horizon/<market>_<split>_<setting>_tsattn_<seed>.csv``.
 """
 
 from __future__ import annotations
@@ -28,10 +31,14 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from tsattn.benchmarks.panel_run import (
     BOUNDS,
+    Parts,
+    anchor_names,
     coverage,
     done_keys,
     failures,
     markdown_table,
+    part_columns,
+    parts_section,
     recorded_run,
     try_model,
     write_row,
@@ -40,8 +47,9 @@ from tsattn.benchmarks.runinfo import ensure_columns
 
 __all__ = ["EPFBenchmark", "EPFData", "PUBLISHED", "read_epf", "run_epf", "write_epf_report"]
 
+METRICS = ["mse", "mae"]
 COLUMNS = ["market", "split", "setting", "model", "seed", "mse", "mae", "n_windows", "seconds", "status",
-           "cov80", "cov95"]  # fmt: skip
+           "cov80", "cov95", *part_columns(METRICS)]  # fmt: skip
 COVARIATE_FREE = ("naive_day", "naive_week", "nf:PatchTST")
 
 #: TimeXer (Wang et al., NeurIPS 2024), Table 2 (short-term EPF, past-only covariates), as in its
@@ -172,10 +180,11 @@ def _neural(data: EPFData, setting: str, split: str, model: str, seed: int, max_
     return pred["y"].to_numpy(float).reshape(-1, data.horizon)
 
 
-def _tsattn(data: EPFData, setting: str, split: str, seed: int, params: dict) -> np.ndarray:
+def _tsattn(data: EPFData, setting: str, split: str, seed: int, params: dict) -> tuple[np.ndarray, Parts]:
     """Our forecaster through the batch API of issue 51: fit on TRAIN, predict every window.
     Returns ``(windows, horizon, 5)``: the point forecast, then the quantiles ``BOUNDS`` (the
-    80% and 95% intervals' bounds)."""
+    80% and 95% intervals' bounds); and its :class:`Parts`, each ``(windows, horizon)`` (the
+    point forecast is theirs)."""
     from tsattn.estimators import TSForecaster
 
     n = data.n_train
@@ -185,9 +194,9 @@ def _tsattn(data: EPFData, setting: str, split: str, seed: int, params: dict) ->
                      random_state=seed, **params).fit(data.values[:n, -1], x_train)  # fmt: skip
     y_ctx, x_win, _ = data.windows(split)
     y_ctx, x_win = np.ascontiguousarray(y_ctx), np.ascontiguousarray(x_win)
-    point = np.asarray(g.predict(y_ctx, X=x_win))[..., 0]  # (windows, horizon, 1): the price
+    parts = Parts.of(g, y_ctx, X=x_win).map(lambda a: np.asarray(a)[..., 0])  # (windows, horizon): the price
     bounds = np.asarray(g.predict_quantiles(y_ctx, alpha=tuple(BOUNDS.values()), X=x_win))[:, :, 0, :]
-    return np.concatenate([point[..., None], bounds], axis=-1)
+    return np.concatenate([parts.forecast[..., None], bounds], axis=-1), parts
 
 
 def forecast(data: EPFData, config: EPFBenchmark, model: str, setting: str, seed: int) -> np.ndarray:
@@ -203,9 +212,18 @@ def forecast(data: EPFData, config: EPFBenchmark, model: str, setting: str, seed
     if model.startswith("nf:"):
         return _neural(data, setting, split, model, seed, config.max_steps)
     if model == "tsattn":
-        return _tsattn(data, setting, split, seed, config.tsattn_params)
+        return _tsattn(data, setting, split, seed, config.tsattn_params)[0]
     raise ValueError(f"unknown model {model!r}: naive_day, naive_week, ridge, nf:NHITS, nf:TiDE, "
                      "nf:PatchTST or tsattn")  # fmt: skip
+
+
+def _fit_forecast(data: EPFData, config: EPFBenchmark, model: str, setting: str, seed: int
+                  ) -> tuple[np.ndarray, Parts | None]:  # fmt: skip
+    """``(forecast, parts)``: :func:`forecast`'s, and for ``tsattn`` what its model did (one fit;
+    None for the others)."""
+    if model == "tsattn":
+        return _tsattn(data, setting, config.split, seed, config.tsattn_params)
+    return forecast(data, config, model, setting, seed), None
 
 
 def _seeded(model: str) -> bool:
@@ -230,6 +248,26 @@ def _score(data: EPFData, split: str, pred: np.ndarray) -> dict[str, float]:
     return out
 
 
+def errors_per_step(data: EPFData, split: str, pred: np.ndarray) -> pd.DataFrame:
+    """MSE and MAE of the ``(windows, horizon)`` forecasts at each horizon step, over the windows:
+    a frame indexed by step (1 .. horizon); their mean over steps is :func:`_score`'s."""
+    y_true = data.windows(split)[2]
+    err = np.asarray(pred, dtype=float).reshape(y_true.shape) - y_true
+    steps = pd.RangeIndex(1, y_true.shape[1] + 1, name="step")
+    return pd.DataFrame({"mse": np.mean(err**2, axis=0), "mae": np.mean(np.abs(err), axis=0)}, index=steps)
+
+
+def _score_row(data: EPFData, split: str, pred: np.ndarray, parts: Parts | None, horizon_csv: Path,
+               key: dict) -> dict[str, float]:  # fmt: skip
+    """:func:`_score` of ``pred``; with ``parts``, also their :meth:`Parts.scores` and the errors
+    per step in ``horizon_csv`` (with the row's ``key``)."""
+    scored = _score(data, split, pred)
+    if parts is not None:
+        scored.update(parts.scores(partial(_score, data, split), METRICS))
+        parts.write_horizon(horizon_csv, partial(errors_per_step, data, split), key)
+    return scored
+
+
 def run_epf(config: EPFBenchmark, paths: dict[str, str | Path], out: Path, command: str = "",
             progress: bool = True) -> pd.DataFrame:  # fmt: skip
     """Run every (market, setting, model, seed) not yet in ``out/results.csv`` (``paths``: market
@@ -248,11 +286,14 @@ def run_epf(config: EPFBenchmark, paths: dict[str, str | Path], out: Path, comma
                         key = (market, config.split, setting, model, str(seed))
                         if key in done:
                             continue
-                        pred, state, secs = try_model(partial(forecast, data, config, model, setting, seed))
+                        result, state, secs = try_model(partial(_fit_forecast, data, config, model, setting, seed))
                         row = dict(zip(COLUMNS[:5], key, strict=True))
                         row.update(seed=seed, seconds=round(secs, 1), status=state)
-                        if pred is not None:
-                            scored, state, _ = try_model(partial(_score, data, config.split, pred))
+                        if result is not None:
+                            name = "_".join(key).replace(":", "-")
+                            scored, state, _ = try_model(partial(
+                                _score_row, data, config.split, *result, out / "horizon" / f"{name}.csv",
+                                {k: row[k] for k in COLUMNS[:5]}))  # fmt: skip
                             row.update(scored or {}, status=state)
                         write_row(out / "results.csv", row, COLUMNS, progress)
     write_epf_report(out)
@@ -261,20 +302,26 @@ def run_epf(config: EPFBenchmark, paths: dict[str, str | Path], out: Path, comma
 
 def write_epf_report(out: Path) -> None:
     """``results.md`` and ``summary.json``: per market and split, each setting's models (with the
-    covariate-free ones) by MSE, mean and standard deviation over seeds; TimeXer's published rows."""
+    covariate-free ones) by MSE, mean and standard deviation over seeds; what the ``tsattn``
+    models did (mean ``blend``, the ``anchor`` names, the network's and the anchor's MSE and MAE
+    alone); TimeXer's published rows."""
     out = Path(out)
     results = pd.read_csv(out / "results.csv")
     ok = results[results["status"] == "ok"]
+    parts = {}
+    if "blend" in ok and ok["blend"].notna().any():
+        parts = {"blend": ("blend", "mean"), "anchor": ("anchor", anchor_names),
+                 **{f"{p}_{m.upper()}": (f"{p}_{m}", "mean") for p in ("net", "anchor") for m in METRICS}}  # fmt: skip
     summary = (ok.groupby(["market", "split", "setting", "model"], sort=False)
                .agg(seeds=("seed", "size"), MSE=("mse", "mean"), MSE_sd=("mse", "std"),
                     MAE=("mae", "mean"), MAE_sd=("mae", "std"), seconds=("seconds", "mean"),
-                    **{c: (c, "mean") for c in ("cov80", "cov95") if c in ok})
+                    **{c: (c, "mean") for c in ("cov80", "cov95") if c in ok}, **parts)
                .reset_index())  # fmt: skip
     summary.to_json(out / "summary.json", orient="records", indent=2)
     lines = ["# EPF day-ahead prices, TimeXer's protocol (context 168, horizon 24, every window)\n",
              "MSE and MAE of the standardised price; _sd over seeds (networks; - for one seed). "
              "`none`: models that read no covariates, shown in both settings.\n"]  # fmt: skip
-    for (market, split), g in summary.groupby(["market", "split"], sort=False):
+    for (market, split), g in summary.drop(columns=list(parts)).groupby(["market", "split"], sort=False):
         for setting in ("past", "future"):
             t = g[g["setting"].isin([setting, "none"])]
             if split == "test" and setting == "past":  # TimeXer's setting: its table beside ours
@@ -285,6 +332,7 @@ def write_epf_report(out: Path) -> None:
             t = t.sort_values("MSE")
             if (t["setting"] == setting).any():
                 lines += [f"\n## {market}, split {split}, covariates {setting}\n\n", markdown_table(t)]
+    lines += parts_section(summary, COLUMNS[:4], ["MSE", "net_MSE", "anchor_MSE", "MAE", "net_MAE", "anchor_MAE"])
     pub = pd.DataFrame(PUBLISHED, columns=["market", "published (TimeXer, NeurIPS 2024, Table 2)", "MSE", "MAE"])
     lines += ["\n## published, test split, past-only covariates (not run here)\n\n", markdown_table(pub)]
     lines += failures(results, COLUMNS[:5])

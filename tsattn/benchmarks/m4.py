@@ -12,6 +12,9 @@ Models: ``naive1``, ``snaive``, ``naive2`` (the M4 benchmarks, :mod:`~tsattn.ben
 ``nf:NHITS``, ``nf:PatchTST`` (neuralforecast, one global network over the panel, ``max_steps``
 optimiser steps) and ``tsattn`` (``TSForecaster(horizon=h, period=...).fit(long_frame).predict()``).
 Each finished (split, model, seed) appends a row to ``results.csv``; a rerun skips the rows done.
+The ``tsattn`` rows also record what the model did (:class:`~tsattn.benchmarks.panel_run.Parts`:
+``blend``, ``anchor``, the network's and the anchor's scores alone), and its errors per horizon
+step go to ``horizon/<split>_tsattn_<seed>.csv``.
 """
 
 from __future__ import annotations
@@ -29,10 +32,14 @@ from tsattn.benchmarks import m4_scores as sc
 from tsattn.benchmarks.m4_frequencies import PUBLISHED, SETTINGS, frequency_of, mstl_problem
 from tsattn.benchmarks.panel_run import (
     BOUNDS,
+    Parts,
+    anchor_names,
     coverage,
     done_keys,
     failures,
     markdown_table,
+    part_columns,
+    parts_section,
     recorded_run,
     try_model,
     write_row,
@@ -42,8 +49,9 @@ from tsattn.datasets import m4_info
 
 __all__ = ["M4Benchmark", "PUBLISHED", "read_m4", "run_m4", "score_forecasts", "write_m4_report"]
 
+METRICS = ["smape", "mase"]
 COLUMNS = ["split", "model", "seed", "smape", "mase", "n_series", "seconds", "status", "cov80",
-           "cov95", "msis"]  # fmt: skip
+           "cov95", "msis", *part_columns(METRICS)]  # fmt: skip
 
 
 @dataclass
@@ -123,20 +131,28 @@ def split_panel(train: pd.DataFrame, test: pd.DataFrame | None, split: str, hori
     raise ValueError(f"split must be 'val' or 'test'; got {split!r}")
 
 
-def score_forecasts(fit: pd.DataFrame, target: pd.DataFrame, pred: pd.DataFrame, season: int
-                    ) -> dict[str, float]:  # fmt: skip
-    """Mean sMAPE and MASE of ``pred`` (long ``unique_id, ds, y``) against ``target`` over every
-    series and step; MASE scaled by each series' in-sample (``fit``) seasonal differences. Where
-    ``pred`` has the :data:`BOUNDS` columns, also the share of targets inside its 80% and 95%
-    intervals (``cov80``, ``cov95``) and the competition's MSIS of the 95% interval."""
+def _errors(fit: pd.DataFrame, target: pd.DataFrame, pred: pd.DataFrame, season: int) -> pd.DataFrame:
+    """``target`` with ``pred``'s columns (``y`` as ``f``), each series' MASE ``scale`` (its
+    in-sample seasonal differences) and each row's ``smape`` and ``mase`` error."""
     merged = target.merge(pred.rename(columns={"y": "f"}), on=["unique_id", "ds"], how="left")
     if merged["f"].isna().any():
         bad = merged.loc[merged["f"].isna(), "unique_id"].unique()
         raise ValueError(f"no (finite) forecast for {len(bad)} series' target rows, e.g. {list(bad[:3])}")
     scale = fit.groupby("unique_id", sort=False)["y"].apply(lambda s: sc.mase_scale(s.to_numpy(), season))
     merged["scale"] = merged["unique_id"].map(scale)
-    out = {"smape": float(sc.smape(merged["y"], merged["f"]).mean()),
-           "mase": float((np.abs(merged["y"] - merged["f"]) / merged["scale"]).mean()),
+    merged["smape"] = sc.smape(merged["y"], merged["f"])
+    merged["mase"] = np.abs(merged["y"] - merged["f"]) / merged["scale"]
+    return merged
+
+
+def score_forecasts(fit: pd.DataFrame, target: pd.DataFrame, pred: pd.DataFrame, season: int
+                    ) -> dict[str, float]:  # fmt: skip
+    """Mean sMAPE and MASE of ``pred`` (long ``unique_id, ds, y``) against ``target`` over every
+    series and step; MASE scaled by each series' in-sample (``fit``) seasonal differences. Where
+    ``pred`` has the :data:`BOUNDS` columns, also the share of targets inside its 80% and 95%
+    intervals (``cov80``, ``cov95``) and the competition's MSIS of the 95% interval."""
+    merged = _errors(fit, target, pred, season)
+    out = {"smape": float(merged["smape"].mean()), "mase": float(merged["mase"].mean()),
            "n_series": int(merged["unique_id"].nunique())}  # fmt: skip
     if set(BOUNDS) <= set(merged.columns):
         y = merged["y"]
@@ -144,6 +160,16 @@ def score_forecasts(fit: pd.DataFrame, target: pd.DataFrame, pred: pd.DataFrame,
             out[f"cov{c}"] = coverage(y, merged[f"lo{c}"], merged[f"hi{c}"])
         out["msis"] = float(sc.msis(y, merged["lo95"], merged["hi95"], merged["scale"]).mean())
     return out
+
+
+def errors_per_step(fit: pd.DataFrame, target: pd.DataFrame, pred: pd.DataFrame, season: int
+                    ) -> pd.DataFrame:  # fmt: skip
+    """sMAPE and MASE of ``pred`` at each horizon step (1: each series' first target row),
+    averaged over series: a frame indexed by step. Where every series has the same number of
+    target rows (the M4 splits: the horizon), their mean over steps is :func:`score_forecasts`'."""
+    merged = _errors(fit, target, pred, season)
+    step = merged.groupby("unique_id", sort=False)["ds"].rank(method="first").astype(int)
+    return merged.groupby(step.rename("step"))[METRICS].mean()
 
 
 def _local(fn: Callable[[np.ndarray], np.ndarray]) -> Callable[[pd.DataFrame, int], pd.DataFrame]:
@@ -182,8 +208,6 @@ def _forecaster(config: M4Benchmark, model: str, seed: int) -> Callable[[pd.Data
             extra["windows_batch_size"] = 256
         return lambda fit: nf_fit_predict(
             nf_model(model[3:], h, config.input_size, config.max_steps, seed, **extra), fit)
-    if model == "tsattn":
-        return lambda fit: _tsattn(fit, h, seed, config.tsattn_params)
     raise ValueError(f"unknown model {model!r}: naive1, snaive, naive2, sf:<statsforecast model>, "
                      "nf:NHITS, nf:PatchTST or tsattn")  # fmt: skip
 
@@ -196,21 +220,39 @@ def _check_mstl(config: M4Benchmark, fit: pd.DataFrame) -> None:
         raise ValueError(problem)
 
 
-def _fit_predict(config: M4Benchmark, model: str, seed: int, fit: pd.DataFrame) -> pd.DataFrame:
-    return _forecaster(config, model, seed)(fit)
+def _fit_predict(config: M4Benchmark, model: str, seed: int, fit: pd.DataFrame
+                 ) -> tuple[pd.DataFrame, Parts | None]:  # fmt: skip
+    """``(forecast, parts)``: ``model``'s long-frame forecast of every series of ``fit``, and for
+    ``tsattn`` what its model did (None for the others)."""
+    if model == "tsattn":
+        return _tsattn(fit, config.horizon, seed, config.tsattn_params)
+    return _forecaster(config, model, seed)(fit), None
 
 
-def _tsattn(fit: pd.DataFrame, horizon: int, seed: int, params: dict) -> pd.DataFrame:
-    """Our forecaster on the long frame, one global model (the API of issue 51)."""
+def _tsattn(fit: pd.DataFrame, horizon: int, seed: int, params: dict) -> tuple[pd.DataFrame, Parts]:
+    """Our forecaster on the long frame, one global model (the API of issue 51): its forecast
+    with the :data:`BOUNDS` columns, and its :class:`Parts` (the point forecast is theirs)."""
     from tsattn.estimators import TSForecaster
 
     f = TSForecaster(horizon=horizon, random_state=seed, **params)
     f.fit(fit[["unique_id", "ds", "y"]])
-    pred = f.predict()[["unique_id", "ds", "y"]]
+    parts = Parts.of(f)
+    pred = parts.forecast[["unique_id", "ds", "y"]].copy()
     bounds = f.predict_quantiles(alpha=tuple(BOUNDS.values()))
     for name, level in BOUNDS.items():
         pred[name] = bounds[level].to_numpy()
-    return pred
+    return pred, parts
+
+
+def _score(fit: pd.DataFrame, target: pd.DataFrame, pred: pd.DataFrame, parts: Parts | None,
+           season: int, horizon_csv: Path, key: dict) -> dict[str, float]:  # fmt: skip
+    """:func:`score_forecasts` of ``pred``; with ``parts``, also their :meth:`Parts.scores` and
+    the errors per step in ``horizon_csv`` (with the row's ``key``)."""
+    scored = score_forecasts(fit, target, pred, season)
+    if parts is not None:
+        scored.update(parts.scores(lambda p: score_forecasts(fit, target, p, season), METRICS))
+        parts.write_horizon(horizon_csv, partial(errors_per_step, fit, target, season=season), key)
+    return scored
 
 
 def _seeded(model: str) -> bool:
@@ -241,16 +283,19 @@ def run_m4(config: M4Benchmark, train_path: str | Path, test_path: str | Path | 
             for seed in (config.seeds if _seeded(model) else [0]):
                 if (config.split, model, str(seed)) in done:
                     continue
-                pred, state, secs = try_model(partial(_fit_predict, config, model, seed, fit))
+                result, state, secs = try_model(partial(_fit_predict, config, model, seed, fit))
                 row = {"split": config.split, "model": model, "seed": seed, "seconds": round(secs, 1),
                        "status": state}  # fmt: skip
-                if pred is not None:
-                    scored, state, _ = try_model(partial(score_forecasts, fit, target, pred, config.season))
+                if result is not None:
+                    pred, parts = result
+                    name = f"{config.split}_{model.replace(':', '-')}_{seed}"
+                    scored, state, _ = try_model(partial(_score, fit, target, pred, parts, config.season,
+                                                         out / "horizon" / f"{name}.csv",
+                                                         {k: row[k] for k in ("split", "model", "seed")}))  # fmt: skip
                     row.update(scored or {}, status=state)
                     if scored:
                         (out / "forecasts").mkdir(exist_ok=True)
-                        name = f"{config.split}_{model.replace(':', '-')}_{seed}.csv.gz"
-                        pred.to_csv(out / "forecasts" / name, index=False)
+                        pred.to_csv(out / "forecasts" / f"{name}.csv.gz", index=False)
                 write_row(out / "results.csv", row, COLUMNS, progress)
     write_m4_report(out)
     return pd.read_csv(out / "results.csv")
@@ -270,7 +315,9 @@ def _folder_frequency(out: Path, before_last: bool = False) -> str | None:
 
 def summarise(results: pd.DataFrame) -> pd.DataFrame:
     """Per (split, model): seeds, mean sMAPE and MASE (± their standard deviation over seeds), OWA
-    against Naive2 of the same split, mean seconds; errors listed apart."""
+    against Naive2 of the same split, mean seconds, the intervals' scores; for models with
+    :class:`Parts` (``tsattn``), what they did: mean ``blend``, the ``anchor`` names, and the
+    network's and the anchor's sMAPE, MASE and OWA alone. Errors listed apart."""
     ok = results[results["status"] == "ok"]
     rows = []
     for (split, model), g in ok.groupby(["split", "model"], sort=False):
@@ -282,8 +329,27 @@ def summarise(results: pd.DataFrame) -> pd.DataFrame:
                      "MASE": g["mase"].mean(), "MASE_sd": g["mase"].std(),
                      "OWA": float(np.mean(owas)), "OWA_sd": float(np.std(owas, ddof=1)) if len(g) > 1 else np.nan,
                      "seconds": g["seconds"].mean(),
-                     **{c: g[c].mean() for c in ("cov80", "cov95", "msis") if c in g and g[c].notna().any()}})  # fmt: skip
+                     **{c: g[c].mean() for c in ("cov80", "cov95", "msis") if c in g and g[c].notna().any()},
+                     **_parts_summary(g, n2s, n2m)})  # fmt: skip
     return pd.DataFrame(rows)
+
+
+def _parts_summary(g: pd.DataFrame, n2s: float, n2m: float) -> dict:
+    """Mean ``blend``, the ``anchor`` names, the network's and the anchor's mean sMAPE, MASE and
+    OWA (against Naive2's ``n2s``, ``n2m``) over ``g``'s seeds; empty without them."""
+    if "blend" not in g or not g["blend"].notna().any():
+        return {}
+    out = {"blend": g["blend"].mean(), "anchor": anchor_names(g["anchor"])}
+    for p in ("net", "anchor"):
+        smape, mase = g[f"{p}_smape"], g[f"{p}_mase"]
+        owas = [sc.owa(s, m, n2s, n2m) for s, m in zip(smape, mase, strict=True)]
+        out.update({f"{p}_sMAPE": smape.mean(), f"{p}_MASE": mase.mean(), f"{p}_OWA": float(np.mean(owas))})
+    return out
+
+
+#: The report's columns of what the ``tsattn`` models did (beside ``blend`` and ``anchor``).
+PART_TABLE = ["sMAPE", "net_sMAPE", "anchor_sMAPE", "MASE", "net_MASE", "anchor_MASE", "OWA", "net_OWA",
+              "anchor_OWA"]  # fmt: skip
 
 
 def write_m4_report(out: Path, frequency: str | None = None) -> None:
@@ -301,7 +367,10 @@ def write_m4_report(out: Path, frequency: str | None = None) -> None:
              "split and run; _sd: the standard deviation over seeds (networks only; - for one seed).\n"]  # fmt: skip
     for split in table["split"].unique() if len(table) else []:
         t = table[table["split"] == split].sort_values("OWA")
-        lines += [f"\n## split: {split}\n\n", markdown_table(t)]
+        main = t.drop(columns=["blend", "anchor", *(c for c in PART_TABLE if c.startswith(("net_", "anchor_")))],
+                      errors="ignore")  # fmt: skip
+        lines += [f"\n## split: {split}\n\n", markdown_table(main)]
+        lines += parts_section(t, ["split", "model"], PART_TABLE)
     source, rows, note = PUBLISHED[info.frequency]
     pub = pd.DataFrame(rows, columns=[f"published ({source})", "sMAPE", "MASE", "OWA"])
     lines += ["\n## published, test split (not run here)\n\n", markdown_table(pub)]

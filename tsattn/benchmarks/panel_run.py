@@ -1,6 +1,6 @@
 """What the panel benchmarks (:mod:`tsattn.benchmarks.m4`, :mod:`tsattn.benchmarks.epf`) share:
 the run record, resumable result rows, a model run that records its error instead of stopping the
-benchmark, and Markdown tables.
+benchmark, what the ``tsattn`` entry's model did (:class:`Parts`), and Markdown tables.
 """
 
 from __future__ import annotations
@@ -15,20 +15,105 @@ import time
 import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from tsattn._filelock import file_lock
 from tsattn.benchmarks import append_row
 
-__all__ = ["BOUNDS", "RunRecord", "coverage", "done_keys", "failures", "markdown_table", "recorded_run",
-           "try_model", "write_row"]  # fmt: skip
+__all__ = ["BOUNDS", "PARTS_NOTE", "Parts", "RunRecord", "anchor_names", "coverage", "done_keys", "failures",
+           "markdown_table", "part_columns", "parts_section", "recorded_run", "try_model", "write_row"]  # fmt: skip
 
 #: The quantiles a model with intervals forecasts beside its point forecast, by name: the bounds of
 #: its 95% and 80% central intervals (``cov80``, ``cov95`` in the benches' rows).
 BOUNDS = {"lo95": 0.025, "lo80": 0.1, "hi80": 0.9, "hi95": 0.975}
+
+
+#: What the reports say of the columns :class:`Parts` adds to the ``tsattn`` rows.
+PARTS_NOTE = ("`blend`: the fitted `blend_`, the network's share in the forecast (`forecast = blend * network "
+              "+ (1 - blend) * anchor`); `anchor`: the fitted `anchor_`; `net_*` and `anchor_*`: the scores of "
+              "the network alone and of the anchor alone (`predict_components`) on the same targets; "
+              "means over seeds. Errors per horizon step: `horizon/`.\n\n")  # fmt: skip
+
+
+def part_columns(metrics: list[str]) -> list[str]:
+    """The result columns :meth:`Parts.scores` fills for the score columns ``metrics``: ``blend``,
+    ``anchor``, then ``net_<metric>`` and ``anchor_<metric>`` (empty in other models' rows)."""
+    return ["blend", "anchor"] + [f"{p}_{m}" for p in ("net", "anchor") for m in metrics]
+
+
+@dataclass
+class Parts:
+    """What a fitted ``TSForecaster`` did (:meth:`~tsattn.TSForecaster.predict_components`): its
+    ``forecast`` (:meth:`~tsattn.TSForecaster.predict`'s, bit for bit), the ``network``'s forecast
+    alone and the ``anchor``'s alone (None without an anchor), each of ``predict``'s kind; the
+    fitted ``blend`` (``blend_``) and ``anchor_name`` (``anchor_``, ``"none"`` without one)."""
+
+    forecast: Any
+    network: Any
+    anchor: Any | None
+    blend: float
+    anchor_name: str
+
+    @classmethod
+    def of(cls, model: Any, y: Any = None, X: Any = None) -> Parts:
+        """The parts of ``model``'s forecast of ``y``, ``X`` (as ``predict`` takes them): one
+        forward pass."""
+        c = model.predict_components(y, X)
+        name = "none" if model.anchor_ is None else str(model.anchor_)
+        return cls(c["forecast"], c["network"], c["anchor"], float(model.blend_), name)
+
+    def map(self, fn: Callable[[Any], Any]) -> Parts:
+        """These parts with ``fn`` applied to each forecast (e.g. to pick a channel)."""
+        anchor = None if self.anchor is None else fn(self.anchor)
+        return replace(self, forecast=fn(self.forecast), network=fn(self.network), anchor=anchor)
+
+    def scores(self, score: Callable[[Any], dict[str, float]], metrics: list[str]) -> dict[str, Any]:
+        """The :func:`part_columns` of a result row: ``blend``, ``anchor``, and ``score``'s
+        ``metrics`` of the network alone (``net_``) and the anchor alone (``anchor_``; NaN
+        without an anchor)."""
+        row: dict[str, Any] = {"blend": self.blend, "anchor": self.anchor_name}
+        for prefix, pred in (("net", self.network), ("anchor", self.anchor)):
+            got = score(pred) if pred is not None else {}
+            row.update({f"{prefix}_{m}": got.get(m, np.nan) for m in metrics})
+        return row
+
+    def write_horizon(self, path: Path, per_step: Callable[[Any], pd.DataFrame], key: dict[str, Any]) -> None:
+        """Write ``path``, a CSV of the errors per horizon step: ``key``'s columns (the result
+        row's keys), ``step``, then ``per_step(forecast)``'s columns (a frame indexed by step 1
+        .. horizon, a column per error) and the same of the network alone (``net_``) and the
+        anchor alone (``anchor_``; empty without an anchor). Six significant digits."""
+        own = per_step(self.forecast)
+        frames = [own]
+        for prefix, pred in (("net_", self.network), ("anchor_", self.anchor)):
+            frames.append((per_step(pred) if pred is not None else own * np.nan).add_prefix(prefix))
+        table = pd.concat(frames, axis=1).rename_axis("step").reset_index()
+        for i, (name, value) in enumerate(key.items()):
+            table.insert(i, name, value)
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        table.to_csv(path, index=False, float_format="%.6g")
+
+
+def anchor_names(values: pd.Series) -> str | None:
+    """The anchors a model's seeds chose, sorted and joined (``"linear"``, ``"last, linear"``);
+    None for a model without :class:`Parts`."""
+    return ", ".join(sorted(set(values.dropna().astype(str)))) or None
+
+
+def parts_section(summary: pd.DataFrame, keys: list[str], columns: list[str]) -> list[str]:
+    """A report's section of what the ``tsattn`` models did: the rows of ``summary`` (means over
+    seeds) that have a ``blend``, with ``keys``, ``seeds``, ``blend``, ``anchor`` and ``columns``;
+    none when no row has one (results from before these columns)."""
+    if "blend" not in summary or not summary["blend"].notna().any():
+        return []
+    rows = summary[summary["blend"].notna()]
+    table = rows[keys + ["seeds", "blend", "anchor"] + [c for c in columns if c in rows]]
+    return ["\n## what the tsattn model did\n\n", PARTS_NOTE, markdown_table(table)]
 
 
 def coverage(y: Any, lower: Any, upper: Any) -> float:

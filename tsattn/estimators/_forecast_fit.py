@@ -33,7 +33,7 @@ from tsattn.estimators._panel import (
 from tsattn.estimators._windows import window_tensors
 from tsattn.io import series as series_io
 from tsattn.io.panel import ID, TARGET, TIME, is_long_frame, read_long_frame
-from tsattn.training import CovariateWindowData, WindowData, autocast, resolve_device
+from tsattn.training import CovariateWindowData, WindowData, autocast, resolve_device, torch_threads
 
 __all__ = ["PanelForecasting"]
 
@@ -270,7 +270,8 @@ class PanelForecasting:
         """What the forecast is made of: ``{"forecast": ..., "network": ..., "anchor": ...}``, the
         forecast of :meth:`predict`, the network's alone and the anchor's alone (None without an
         anchor), each of :meth:`predict`'s kind; ``forecast = blend_ * network + (1 - blend_) *
-        anchor``. ``y`` and ``X`` as in :meth:`predict`."""
+        anchor``, the same numbers as :meth:`predict`'s (the same batches, on the fit's threads).
+        ``y`` and ``X`` as in :meth:`predict`."""
         check_is_fitted(self, "module_")
         inp = read_predict_input(self, y, X)
         net_in, contexts = self._network_input(inp)
@@ -278,7 +279,7 @@ class PanelForecasting:
         size = self._predict_batch()
         self.module_.eval()
         chunks = []
-        with torch.inference_mode():
+        with torch.inference_mode(), torch_threads(getattr(self, "n_threads_", None)):
             for start in range(0, len(data), size):
                 with autocast(self.device_, self.precision):
                     chunks.append(self.module_(data.x[start : start + size], parts=True))
