@@ -7,7 +7,11 @@ every column standardised with TRAIN statistics; context 168, horizon 24; every 
 split at stride 1, the first starting 168 rows before the split; MSE and MAE of the standardised
 price. Two settings: ``past`` (the covariates' context rows only, TimeXer's) and ``future`` (the
 day-ahead load/generation forecasts also known for the 24 target hours, the market's own setting).
-Models that read no covariates run once, under setting ``none``.
+``past+calendar`` and ``future+calendar`` add the calendar of every row (:func:`tsattn.io.add_calendar`:
+the hour of the day and the day of the week as sine/cosine pairs, a weekend flag), known for the
+horizon in both, to every model that reads covariates (the horizon's calendar follows from the
+context's stamps: nothing of the future is read). Models that read no covariates run once, under
+setting ``none``.
 
 Models: ``naive_day`` (the previous day's 24 prices), ``naive_week`` (the same hours a week
 before), ``ridge`` (a LEAR-style linear model: ridge regression of the 24 prices on the context's
@@ -51,6 +55,9 @@ METRICS = ["mse", "mae"]
 COLUMNS = ["market", "split", "setting", "model", "seed", "mse", "mae", "n_windows", "seconds", "status",
            "cov80", "cov95", *part_columns(METRICS)]  # fmt: skip
 COVARIATE_FREE = ("naive_day", "naive_week", "nf:PatchTST")
+#: The covariate settings: which covariates are known for the horizon, and whether calendar
+#: columns join them.
+SETTINGS = ("past", "future", "past+calendar", "future+calendar")
 
 #: TimeXer (Wang et al., NeurIPS 2024), Table 2 (short-term EPF, past-only covariates), as in its
 #: repository's figure ``Result_EPF.png``: (market, model, MSE, MAE).
@@ -92,11 +99,14 @@ def read_epf(path: str | Path) -> pd.DataFrame:
 class EPFData:
     """One market standardised with TRAIN statistics, and its windows.
 
-    ``values``: ``(n, k + 1)``, the ``k`` covariates then the price. ``ranges[split]``: the rows
-    ``[start, stop)`` whose windows are scored (val and test start ``context`` rows before the split).
+    ``values``: ``(n, k + 1)``, the ``k`` covariates then the price; with ``calendar``, the
+    calendar columns (:func:`tsattn.io.add_calendar` of ``date``, not standardised: sines,
+    cosines and 0/1) are the last covariates (``calendar``: their names). ``ranges[split]``: the
+    rows ``[start, stop)`` whose windows are scored (val and test start ``context`` rows before
+    the split).
     """
 
-    def __init__(self, frame: pd.DataFrame, context: int, horizon: int) -> None:
+    def __init__(self, frame: pd.DataFrame, context: int, horizon: int, calendar: bool = False) -> None:
         self.covariates = list(frame.columns[1:-1])
         raw = frame[self.covariates + ["OT"]].to_numpy(float)
         n = len(raw)
@@ -106,6 +116,15 @@ class EPFData:
         if np.any(std == 0):
             raise ValueError("a column is constant over TRAIN; it cannot be standardised")
         self.values = (raw - mean) / std
+        self.calendar: list[str] = []
+        if calendar:
+            from tsattn.io import add_calendar
+
+            stamps = pd.DataFrame({"ds": pd.to_datetime(frame["date"])})
+            cal = add_calendar(stamps).drop(columns="ds")
+            self.calendar = list(cal.columns)
+            self.values = np.hstack([self.values[:, :-1], cal.to_numpy(float), self.values[:, -1:]])
+            self.covariates += self.calendar
         self.context, self.horizon = context, horizon
         self.n_train = n_train
         self.ranges = {"train": (0, n_train), "val": (n_train - context, n_train + n_val),
@@ -120,11 +139,25 @@ class EPFData:
         y = win[:, -1, :]
         return y[:, : self.context], win[:, :-1, :].transpose(0, 2, 1), y[:, self.context:]
 
+    def future(self, setting: str) -> list[str]:
+        """The covariates known for the horizon in ``setting`` (:data:`SETTINGS`): every one in
+        ``future``, the calendar columns alone in ``past+calendar``, none in ``past``."""
+        if setting not in SETTINGS:
+            raise ValueError(f"unknown setting {setting!r}; the settings are {list(SETTINGS)}")
+        if setting.endswith("+calendar") and not self.calendar:
+            raise ValueError(f"setting {setting!r} needs EPFData(..., calendar=True)")
+        if setting.startswith("future"):
+            return list(self.covariates)
+        return list(self.calendar)
+
 
 def _ridge_features(data: EPFData, split: str, setting: str) -> tuple[np.ndarray, np.ndarray]:
+    """The context's prices and covariates, then the future-known covariates' horizon rows."""
     y_ctx, x_win, y_true = data.windows(split)
-    x = x_win if setting == "future" else x_win[:, : data.context]
-    return np.concatenate([y_ctx, x.reshape(len(x), -1)], axis=1), y_true
+    w, c = len(y_ctx), data.context
+    known = [data.covariates.index(name) for name in data.future(setting)]
+    fut = x_win[:, c:][:, :, known]
+    return np.concatenate([y_ctx, x_win[:, :c].reshape(w, -1), fut.reshape(w, -1)], axis=1), y_true
 
 
 def _ridge(data: EPFData, setting: str, split: str, alphas: tuple[float, ...]) -> np.ndarray:
@@ -158,12 +191,14 @@ def _nf_frames(data: EPFData, split: str, setting: str, model: str):
     ids = np.repeat(np.arange(w), c)
     df = pd.DataFrame({"unique_id": ids, "ds": np.tile(np.arange(c), w), "y": y_ctx.reshape(-1)})
     futr = None
+    known = [cov.index(name) for name in data.future(setting)]
+    futr_names = [names[i] for i in known]
     if reads:
         df[names] = x_win[:, :c].reshape(-1, len(cov))
-        if setting == "future":
+        if known:
             futr = pd.DataFrame({"unique_id": np.repeat(np.arange(w), h), "ds": np.tile(np.arange(c, c + h), w)})
-            futr[names] = x_win[:, c:].reshape(-1, len(cov))
-    exog = {"futr_exog": names} if setting == "future" else {"hist_exog": names}
+            futr[futr_names] = x_win[:, c:][:, :, known].reshape(-1, len(known))
+    exog = {"futr_exog": futr_names, "hist_exog": [n for n in names if n not in futr_names]}
     return train, df, futr, (exog if reads else {})
 
 
@@ -189,7 +224,7 @@ def _tsattn(data: EPFData, setting: str, split: str, seed: int, params: dict) ->
 
     n = data.n_train
     x_train = pd.DataFrame(data.values[:n, :-1], columns=data.covariates)
-    future = data.covariates if setting == "future" else []
+    future = data.future(setting)
     g = TSForecaster(horizon=data.horizon, context_length=data.context, future_covariates=future,
                      random_state=seed, **params).fit(data.values[:n, -1], x_train)  # fmt: skip
     y_ctx, x_win, _ = data.windows(split)
@@ -278,21 +313,26 @@ def run_epf(config: EPFBenchmark, paths: dict[str, str | Path], out: Path, comma
         ensure_columns(out / "results.csv", COLUMNS)  # rows written before a column was added
         done = done_keys(out / "results.csv", ["market", "split", "setting", "model", "seed"])
         for market, path in paths.items():
-            data = EPFData(read_epf(path), config.context, config.horizon)
+            frame = read_epf(path)
+            data = EPFData(frame, config.context, config.horizon)
+            with_calendar = None  # built on the first setting that needs it
             for model in config.models:
                 settings = ["none"] if model in COVARIATE_FREE else config.settings
                 for setting in settings:
+                    if setting.endswith("+calendar") and with_calendar is None:
+                        with_calendar = EPFData(frame, config.context, config.horizon, calendar=True)
+                    on = with_calendar if setting.endswith("+calendar") else data
                     for seed in (config.seeds if _seeded(model) else [0]):
                         key = (market, config.split, setting, model, str(seed))
                         if key in done:
                             continue
-                        result, state, secs = try_model(partial(_fit_forecast, data, config, model, setting, seed))
+                        result, state, secs = try_model(partial(_fit_forecast, on, config, model, setting, seed))
                         row = dict(zip(COLUMNS[:5], key, strict=True))
                         row.update(seed=seed, seconds=round(secs, 1), status=state)
                         if result is not None:
                             name = "_".join(key).replace(":", "-")
                             scored, state, _ = try_model(partial(
-                                _score_row, data, config.split, *result, out / "horizon" / f"{name}.csv",
+                                _score_row, on, config.split, *result, out / "horizon" / f"{name}.csv",
                                 {k: row[k] for k in COLUMNS[:5]}))  # fmt: skip
                             row.update(scored or {}, status=state)
                         write_row(out / "results.csv", row, COLUMNS, progress)
@@ -322,7 +362,7 @@ def write_epf_report(out: Path) -> None:
              "MSE and MAE of the standardised price; _sd over seeds (networks; - for one seed). "
              "`none`: models that read no covariates, shown in both settings.\n"]  # fmt: skip
     for (market, split), g in summary.drop(columns=list(parts)).groupby(["market", "split"], sort=False):
-        for setting in ("past", "future"):
+        for setting in SETTINGS:
             t = g[g["setting"].isin([setting, "none"])]
             if split == "test" and setting == "past":  # TimeXer's setting: its table beside ours
                 pub = [{"market": market, "split": split, "setting": "published", "model": f"{m} (TimeXer Table 2)",

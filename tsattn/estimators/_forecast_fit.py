@@ -32,7 +32,7 @@ from tsattn.estimators._panel import (
 )
 from tsattn.estimators._windows import window_tensors
 from tsattn.io import series as series_io
-from tsattn.io.panel import ID, TARGET, TIME, is_long_frame, read_long_frame
+from tsattn.io.panel import ID, TARGET, TIME, is_long_frame, long_output, read_long_frame
 from tsattn.training import CovariateWindowData, WindowData, autocast, resolve_device, torch_threads
 
 __all__ = ["PanelForecasting"]
@@ -265,6 +265,18 @@ class PanelForecasting:
         ``unique_id, ds, y``, or ``(n_windows, horizon, C)`` for a batch."""
         out, inp = self._forecast(y, X)
         return inp.format(out)
+
+    def make_future_dataframe(self) -> pd.DataFrame:
+        """The ``unique_id, ds`` rows of the ``horizon`` steps after each series of the fitted long
+        frame (neuralforecast's name), ``(n_series * horizon, 2)``: the frame to fill with the
+        future covariates that ``predict(X=...)`` reads (e.g. :func:`tsattn.io.add_calendar`)."""
+        check_is_fitted(self, "module_")
+        if self.series_ids_ is None:
+            raise ValueError("make_future_dataframe needs a model fitted on a long frame "
+                             "(unique_id, ds, y); for one series the horizon's rows are the "
+                             f"{self.horizon} rows after its end.")
+        empty = np.zeros((len(self.series_ids_), self.horizon, 0))
+        return long_output(self.series_ids_, self.last_stamps_, self.step_, empty, [])
 
     def predict_components(self, y: Any = None, X: Any = None) -> dict[str, Any]:
         """What the forecast is made of: ``{"forecast": ..., "network": ..., "anchor": ...}``, the

@@ -9,12 +9,14 @@ formats) into a padded :class:`SeriesBatch`. Single series (:class:`~tsattn.TSFo
 :func:`seasonal_period` are the validation tail and the season read from a time index.
 Panels of many series (long frames ``unique_id, ds, y`` and covariates): :func:`read_long_frame` checks
 them into a :class:`Panel`, :func:`read_future_frame` the horizon's rows of the future-known
-covariates, :func:`long_output` writes forecasts back as a long frame.
+covariates, :func:`long_output` writes forecasts back as a long frame, :func:`add_calendar`
+appends calendar covariates derived from ``ds``.
 Tuning, the benchmarks and the result scripts read their data through the same functions.
 """
 
 from __future__ import annotations
 
+from tsattn.io.calendar import add_calendar, calendar_names
 from tsattn.io.checks import check_channels, standardisation
 from tsattn.io.collections import SeriesBatch, to_series_batch
 from tsattn.io.folds import kfold
@@ -32,7 +34,9 @@ from tsattn.io.series import (
 __all__ = [
     "Panel",
     "SeriesBatch",
+    "add_calendar",
     "as_series",
+    "calendar_names",
     "check_channels",
     "format_output",
     "format_quantiles",

@@ -3,7 +3,9 @@ standardised with the training rows' statistics, context 168, horizon 24, every 
 window). Prints one JSON line: the MSE/MAE of ``TSForecaster`` fitted on the training rows with
 the two day-ahead forecasts as covariates (``future``: known for the horizon; ``past``: read up to
 the forecast origin), of its network and its anchor alone, and of the previous day. A third
-argument, JSON, gives further ``TSForecaster`` parameters (``random_state`` included).
+argument, JSON, gives further ``TSForecaster`` parameters (``random_state`` included) and
+``"calendar": true``: the calendar columns of :func:`tsattn.io.add_calendar` (hour of the day,
+day of the week, weekend) join the covariates, known for the horizon in both settings.
 
     TSATTN_DATA_DIR=../shared/datasets PYTHONPATH=. python docs/results/panels/epf_val.py NP future
 """
@@ -17,15 +19,22 @@ import pandas as pd
 
 from tsattn import TSForecaster
 from tsattn.datasets import load_epf
+from tsattn.io import add_calendar
 
 market, setting = sys.argv[1], sys.argv[2]
 params = json.loads(sys.argv[3]) if len(sys.argv) > 3 else {}
+calendar = params.pop("calendar", False)
 frame = load_epf(market)
 names = [c for c in frame.columns if c not in ("unique_id", "ds", "y")]
 values = frame[[*names, "y"]].to_numpy(float)  # covariates, then the price
 n_tr, n_te = int(0.7 * len(values)), int(0.2 * len(values))
 n_va = len(values) - n_tr - n_te
 z = (values - values[:n_tr].mean(0)) / values[:n_tr].std(0)
+known = names if setting == "future" else []
+if calendar:  # not standardised (sines, cosines, 0/1), after the covariates, known ahead
+    cal = add_calendar(frame[["ds"]]).drop(columns="ds")
+    z = np.hstack([z[:, :-1], cal.to_numpy(float), z[:, -1:]])
+    names, known = [*names, *cal.columns], [*known, *cal.columns]
 L, H = 168, 24
 starts = np.arange(n_tr - L, n_tr + n_va - L - H + 1)
 y_ctx = np.stack([z[i : i + L, -1] for i in starts])
@@ -33,7 +42,7 @@ x_win = np.stack([z[i : i + L + H, :-1] for i in starts])
 truth = np.stack([z[i + L : i + L + H, -1] for i in starts])
 t0 = time.time()
 model = TSForecaster(horizon=H, context_length=L,  # random_state 0 unless the JSON names one
-                     future_covariates=names if setting == "future" else [],
+                     future_covariates=known,
                      **{"random_state": 0, **params})
 model.fit(z[:n_tr, -1], pd.DataFrame(z[:n_tr, :-1], columns=names))
 fit_s = time.time() - t0
@@ -44,7 +53,7 @@ def mse(p):
     return None if p is None else round(float(np.mean((p[..., 0] - truth) ** 2)), 4)
 
 
-print(json.dumps(dict(market=market, setting=setting, kw=params, fit_s=round(fit_s, 1),
+print(json.dumps(dict(market=market, setting=setting, kw={**params, **({"calendar": True} if calendar else {})}, fit_s=round(fit_s, 1),
                       steps=int(model.n_steps_), blend=round(model.blend_, 3),
                       mse=mse(parts["forecast"]),
                       mae=round(float(np.mean(np.abs(parts["forecast"][..., 0] - truth))), 4),
