@@ -156,3 +156,44 @@ def test_results_from_before_the_parts_columns_still_report_and_resume(tmp_path)
     res = run_epf(EPFBenchmark(models=["naive_day"], settings=["past"]), {"XX": path}, out, progress=False)
     assert res["model"].tolist() == ["tsattn", "naive_day"] and res["blend"].isna().all()
     assert "what the tsattn model did" not in (out / "results.md").read_text()
+
+
+def test_calendar_settings_add_the_calendar_known_ahead_to_every_covariate_reader(tmp_path):
+    frame = _market(n=900)
+    plain, cal = EPFData(frame, 168, 24), EPFData(frame, 168, 24, calendar=True)
+    assert cal.calendar == ["cal_hour_sin", "cal_hour_cos", "cal_dayofweek_sin", "cal_dayofweek_cos",
+                            "cal_weekend"]  # fmt: skip
+    assert cal.covariates == plain.covariates + cal.calendar
+    # the price and covariates as without calendar; the calendar columns as add_calendar gives them
+    assert np.array_equal(cal.values[:, [0, 1, -1]], plain.values)
+    assert set(np.unique(cal.values[:, 6])) == {0.0, 1.0}
+    assert cal.future("past+calendar") == cal.calendar and cal.future("future+calendar") == cal.covariates
+    assert plain.future("past") == [] and plain.future("future") == plain.covariates
+    with pytest.raises(ValueError, match="calendar=True"):
+        plain.future("past+calendar")
+    with pytest.raises(ValueError, match="unknown setting"):
+        cal.future("later")
+    from tsattn.benchmarks.epf import _nf_frames, _ridge_features
+
+    w = len(cal.windows("val")[0])
+    assert _ridge_features(cal, "val", "past+calendar")[0].shape == (w, 168 * 8 + 24 * 5)
+    assert _ridge_features(plain, "val", "future")[0].shape == (w, 168 + 192 * 2)
+    _, _, futr, exog = _nf_frames(cal, "val", "past+calendar", "nf:NHITS")
+    assert exog == {"futr_exog": ["x2", "x3", "x4", "x5", "x6"], "hist_exog": ["x0", "x1"]}
+    assert list(futr.columns) == ["unique_id", "ds", "x2", "x3", "x4", "x5", "x6"]
+    path = tmp_path / "XX.csv"
+    frame.to_csv(path, index=False)
+    config = EPFBenchmark(models=["ridge", "tsattn"], settings=["past", "past+calendar"], split="val",
+                          tsattn_params=TINY)  # fmt: skip
+    res = run_epf(config, {"XX": path}, tmp_path / "o", progress=False)
+    assert (res["status"] == "ok").all() and list(res["setting"]) == ["past", "past+calendar"] * 2
+    assert "XX, split val, covariates past+calendar" in (tmp_path / "o" / "results.md").read_text()
+
+
+def test_the_command_offers_every_setting():
+    from tsattn.benchmarks.epf import SETTINGS
+    from tsattn.cli import build_parser
+
+    for setting in SETTINGS:
+        args = build_parser().parse_args(["bench", "epf", "--markets", "NP.csv", "--settings", setting])
+        assert args.settings == [setting]
