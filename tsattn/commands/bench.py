@@ -609,8 +609,10 @@ def _register_epf(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--markets", nargs="+", type=Path, required=True, metavar="CSV",
                    help="EPF market files (date, covariates, OT), named by their stem: NP.csv ...")
-    p.add_argument("--settings", nargs="+", choices=["past", "future", "past+calendar", "future+calendar"],
-                   default=["past", "future"], help="past+calendar, future+calendar: with calendar columns known ahead")
+    from tsattn.benchmarks.epf import SETTINGS  # no torch: pandas and the run record only
+
+    p.add_argument("--settings", nargs="+", choices=list(SETTINGS), default=["past", "future"],
+                   help="past+calendar, future+calendar: with calendar columns known ahead")
     _panel_arguments(p, ["naive_day", "naive_week", "ridge"], "naive_day naive_week ridge nf:NHITS "
                      "nf:TiDE nf:PatchTST tsattn", "results/bench/epf")  # fmt: skip
     p.set_defaults(func=_epf)
