@@ -47,10 +47,11 @@ AUTO = ((1.0, ("hour", "dayofweek", "weekend")),
 
 def _resolve(features: Any, stamps: pd.DatetimeIndex) -> tuple[str, ...]:
     if features == "auto":
-        if len(stamps) < 2:
+        if stamps.nunique() < 2:
             raise ValueError("features='auto' reads the step from the stamps, but there is one; "
                              "name the features (e.g. features=['hour', 'dayofweek']).")
-        step = pd.Series(stamps).diff().dropna().median() / pd.Timedelta(hours=1)
+        # the stamps' grid: a long frame's series share it, whatever their order and starts
+        step = pd.Series(stamps.unique()).sort_values().diff().median() / pd.Timedelta(hours=1)
         for longest, names in AUTO:
             if step <= longest * 1.01:
                 return names
@@ -86,7 +87,7 @@ def add_calendar(frame: pd.DataFrame, features: Any = "auto", column: str = "ds"
     features : 'auto', str or list of str
         Cycles of :data:`CYCLES` (``'hour'``, ``'dayofweek'``, ``'dayofyear'``, ``'weekofyear'``,
         ``'month'``, ``'quarter'``: a sine/cosine pair each) and flags (``'weekend'``: 0/1);
-        ``'auto'``: by the step (:data:`AUTO`), read from the stamps of the first series.
+        ``'auto'``: by the step (:data:`AUTO`), the median gap between the distinct stamps.
 
     Returns
     -------
@@ -105,10 +106,7 @@ def add_calendar(frame: pd.DataFrame, features: Any = "auto", column: str = "ds"
                          f"datetimes (pd.to_datetime(frame[{column!r}])); integer steps have no "
                          "calendar.")
     stamps = pd.DatetimeIndex(frame[column])
-    first = stamps
-    if features == "auto" and "unique_id" in frame.columns:
-        first = pd.DatetimeIndex(frame.loc[frame["unique_id"] == frame["unique_id"].iloc[0], column])
-    names = _resolve(features, first.sort_values())
+    names = _resolve(features, stamps)
     out = frame.copy()
     for name in names:
         if name in CYCLES:
