@@ -131,27 +131,26 @@ def split_panel(train: pd.DataFrame, test: pd.DataFrame | None, split: str, hori
     raise ValueError(f"split must be 'val' or 'test'; got {split!r}")
 
 
-def _errors(fit: pd.DataFrame, target: pd.DataFrame, pred: pd.DataFrame, season: int) -> pd.DataFrame:
-    """``target`` with ``pred``'s columns (``y`` as ``f``), each series' MASE ``scale`` (its
-    in-sample seasonal differences) and each row's ``smape`` and ``mase`` error."""
+def _scales(fit: pd.DataFrame, season: int) -> pd.Series:
+    """Each series' MASE divisor: the mean absolute seasonal difference of its ``fit`` rows."""
+    return fit.groupby("unique_id", sort=False)["y"].apply(lambda s: sc.mase_scale(s.to_numpy(), season))
+
+
+def _errors(scale: pd.Series, target: pd.DataFrame, pred: pd.DataFrame) -> pd.DataFrame:
+    """``target`` with ``pred``'s columns (``y`` as ``f``), each series' MASE ``scale``
+    (:func:`_scales`) and each row's ``smape`` and ``mase`` error."""
     merged = target.merge(pred.rename(columns={"y": "f"}), on=["unique_id", "ds"], how="left")
     if merged["f"].isna().any():
         bad = merged.loc[merged["f"].isna(), "unique_id"].unique()
         raise ValueError(f"no (finite) forecast for {len(bad)} series' target rows, e.g. {list(bad[:3])}")
-    scale = fit.groupby("unique_id", sort=False)["y"].apply(lambda s: sc.mase_scale(s.to_numpy(), season))
     merged["scale"] = merged["unique_id"].map(scale)
     merged["smape"] = sc.smape(merged["y"], merged["f"])
     merged["mase"] = np.abs(merged["y"] - merged["f"]) / merged["scale"]
     return merged
 
 
-def score_forecasts(fit: pd.DataFrame, target: pd.DataFrame, pred: pd.DataFrame, season: int
-                    ) -> dict[str, float]:  # fmt: skip
-    """Mean sMAPE and MASE of ``pred`` (long ``unique_id, ds, y``) against ``target`` over every
-    series and step; MASE scaled by each series' in-sample (``fit``) seasonal differences. Where
-    ``pred`` has the :data:`BOUNDS` columns, also the share of targets inside its 80% and 95%
-    intervals (``cov80``, ``cov95``) and the competition's MSIS of the 95% interval."""
-    merged = _errors(fit, target, pred, season)
+def _summary(merged: pd.DataFrame) -> dict[str, float]:
+    """:func:`score_forecasts` of :func:`_errors`' frame."""
     out = {"smape": float(merged["smape"].mean()), "mase": float(merged["mase"].mean()),
            "n_series": int(merged["unique_id"].nunique())}  # fmt: skip
     if set(BOUNDS) <= set(merged.columns):
@@ -162,14 +161,27 @@ def score_forecasts(fit: pd.DataFrame, target: pd.DataFrame, pred: pd.DataFrame,
     return out
 
 
+def _per_step(merged: pd.DataFrame) -> pd.DataFrame:
+    """:func:`errors_per_step` of :func:`_errors`' frame."""
+    step = merged.groupby("unique_id", sort=False)["ds"].rank(method="first").astype(int)
+    return merged.groupby(step.rename("step"))[METRICS].mean()
+
+
+def score_forecasts(fit: pd.DataFrame, target: pd.DataFrame, pred: pd.DataFrame, season: int
+                    ) -> dict[str, float]:  # fmt: skip
+    """Mean sMAPE and MASE of ``pred`` (long ``unique_id, ds, y``) against ``target`` over every
+    series and step; MASE scaled by each series' in-sample (``fit``) seasonal differences. Where
+    ``pred`` has the :data:`BOUNDS` columns, also the share of targets inside its 80% and 95%
+    intervals (``cov80``, ``cov95``) and the competition's MSIS of the 95% interval."""
+    return _summary(_errors(_scales(fit, season), target, pred))
+
+
 def errors_per_step(fit: pd.DataFrame, target: pd.DataFrame, pred: pd.DataFrame, season: int
                     ) -> pd.DataFrame:  # fmt: skip
     """sMAPE and MASE of ``pred`` at each horizon step (1: each series' first target row),
     averaged over series: a frame indexed by step. Where every series has the same number of
     target rows (the M4 splits: the horizon), their mean over steps is :func:`score_forecasts`'."""
-    merged = _errors(fit, target, pred, season)
-    step = merged.groupby("unique_id", sort=False)["ds"].rank(method="first").astype(int)
-    return merged.groupby(step.rename("step"))[METRICS].mean()
+    return _per_step(_errors(_scales(fit, season), target, pred))
 
 
 def _local(fn: Callable[[np.ndarray], np.ndarray]) -> Callable[[pd.DataFrame, int], pd.DataFrame]:
@@ -248,10 +260,11 @@ def _score(fit: pd.DataFrame, target: pd.DataFrame, pred: pd.DataFrame, parts: P
            season: int, horizon_csv: Path, key: dict) -> dict[str, float]:  # fmt: skip
     """:func:`score_forecasts` of ``pred``; with ``parts``, also their :meth:`Parts.scores` and
     the errors per step in ``horizon_csv`` (with the row's ``key``)."""
-    scored = score_forecasts(fit, target, pred, season)
+    scale = _scales(fit, season)  # once for the forecast and its parts
+    scored = _summary(_errors(scale, target, pred))
     if parts is not None:
-        scored.update(parts.scores(lambda p: score_forecasts(fit, target, p, season), METRICS))
-        parts.write_horizon(horizon_csv, partial(errors_per_step, fit, target, season=season), key)
+        scored.update(parts.scores(lambda p: _summary(_errors(scale, target, p)), METRICS))
+        parts.write_horizon(horizon_csv, lambda p: _per_step(_errors(scale, target, p)), key)
     return scored
 
 
