@@ -5,7 +5,9 @@ the two day-ahead forecasts as covariates (``future``: known for the horizon; ``
 the forecast origin), of its network and its anchor alone, and of the previous day. A third
 argument, JSON, gives further ``TSForecaster`` parameters (``random_state`` included) and
 ``"calendar": true``: the calendar columns of :func:`tsattn.io.add_calendar` (hour of the day,
-day of the week, weekend) join the covariates, known for the horizon in both settings.
+day of the week, weekend) join the covariates, known for the horizon in both settings; and
+``"save": "<file>.npz"``: the validation windows' truth and the forecast, network and anchor
+(each ``(windows, 24)``) are written there, to score combinations of fits afterwards.
 
     TSATTN_DATA_DIR=../shared/datasets PYTHONPATH=. python docs/results/panels/epf_val.py NP future
 """
@@ -24,6 +26,7 @@ from tsattn.io import add_calendar
 market, setting = sys.argv[1], sys.argv[2]
 params = json.loads(sys.argv[3]) if len(sys.argv) > 3 else {}
 calendar = params.pop("calendar", False)
+save = params.pop("save", None)
 frame = load_epf(market)
 names = [c for c in frame.columns if c not in ("unique_id", "ds", "y")]
 values = frame[[*names, "y"]].to_numpy(float)  # covariates, then the price
@@ -47,6 +50,8 @@ model = TSForecaster(horizon=H, context_length=L,  # random_state 0 unless the J
 model.fit(z[:n_tr, -1], pd.DataFrame(z[:n_tr, :-1], columns=names))
 fit_s = time.time() - t0
 parts = model.predict_components(y_ctx, X=x_win)
+if save:
+    np.savez_compressed(save, truth=truth, **{k: parts[k][..., 0] for k in ("forecast", "network", "anchor")})
 
 
 def mse(p):
