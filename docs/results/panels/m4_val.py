@@ -10,7 +10,9 @@ long frame, of its network alone, and of the seasonal naive forecast.
 The frequency (default Hourly) gives the horizon and ``m`` (:func:`tsattn.datasets.m4_info`) and
 the anchor's ``period`` (``bench m4``'s, :data:`tsattn.benchmarks.m4_frequencies.SETTINGS`: Hourly
 24, Weekly 52; a JSON ``period`` overrides it). ``Weekly:40``: a panel of 40 of its series, drawn without replacement
-by numpy's generator seeded 0 (a smaller panel of the same kind).
+by numpy's generator seeded 0 (a smaller panel of the same kind). A JSON ``"save": "<file>.npz"``
+writes the held-out truth and the forecast and network alone (each ``(series, horizon)``) there,
+to score combinations of fits afterwards.
 """
 
 import json
@@ -47,11 +49,15 @@ def scores(pred: np.ndarray) -> tuple[float, float]:
 
 params = {"period": SETTINGS[info.frequency].period, "random_state": 0,
           **(json.loads(args[0]) if args else {})}
+save = params.pop("save", None)
 t0 = time.time()
 model = TSForecaster(horizon=H, **params).fit(fit_rows)
 fit_s = time.time() - t0
 pred = model.predict().y.to_numpy().reshape(-1, H)
 net = model.predict_components()["network"].y.to_numpy().reshape(-1, H)
+if save:
+    np.savez_compressed(save, truth=truth, forecast=pred, network=net,
+                        scale=np.array([np.mean(np.abs(v[M:] - v[:-M])) for v in series]))
 snaive = np.stack([np.resize(v[-M:], H) for v in series])
 (s, m), (sn, mn), (ss, ms) = scores(pred), scores(net), scores(snaive)
 print(json.dumps(dict(frequency=info.frequency, n_series=len(series), kw=params, fit_s=round(fit_s, 1),
