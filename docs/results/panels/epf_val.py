@@ -7,7 +7,8 @@ argument, JSON, gives further ``TSForecaster`` parameters (``random_state`` incl
 ``"calendar": true``: the calendar columns of :func:`tsattn.io.add_calendar` (hour of the day,
 day of the week, weekend) join the covariates, known for the horizon in both settings; and
 ``"save": "<file>.npz"``: the validation windows' truth and the forecast, network and anchor
-(each ``(windows, 24)``) are written there, to score combinations of fits afterwards.
+(each ``(windows, 24)``) are written there, to score combinations of fits afterwards. A
+``"context_length"`` other than the protocol's 168 reads longer contexts for the same targets.
 
     TSATTN_DATA_DIR=../shared/datasets PYTHONPATH=. python docs/results/panels/epf_val.py NP future
 """
@@ -38,7 +39,7 @@ if calendar:  # not standardised (sines, cosines, 0/1), after the covariates, kn
     cal = add_calendar(frame[["ds"]]).drop(columns="ds")
     z = np.hstack([z[:, :-1], cal.to_numpy(float), z[:, -1:]])
     names, known = [*names, *cal.columns], [*known, *cal.columns]
-L, H = 168, 24
+L, H = params.pop("context_length", 168), 24
 starts = np.arange(n_tr - L, n_tr + n_va - L - H + 1)
 y_ctx = np.stack([z[i : i + L, -1] for i in starts])
 x_win = np.stack([z[i : i + L + H, :-1] for i in starts])
