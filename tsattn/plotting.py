@@ -65,7 +65,7 @@ def _context(forecaster, y_context: Any, n_history: int) -> tuple[np.ndarray, pd
         names = [str(info["name"])]
     else:
         names = [f"channel {k}" for k in range(values.shape[1])]
-    keep = max(n_history, forecaster.context_length)
+    keep = max(n_history, forecaster.context_length_)
     return values[-keep:], index[-keep:], names
 
 
@@ -135,7 +135,7 @@ def plot_forecast(forecaster, y_context: Any = None, y_true: Any = None, *,
     coverages = [float(c) for c in coverages]
     if any(not 0 < c < 1 for c in coverages):
         raise ValueError(f"coverages must lie strictly between 0 and 1; got {coverages}.")
-    shown = history or forecaster.context_length
+    shown = history or forecaster.context_length_
     values, index, names = _context(forecaster, y_context, shown)
     panels = _panels(channels, names)
     horizon = forecaster.horizon

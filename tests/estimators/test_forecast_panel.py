@@ -272,3 +272,26 @@ def test_only_the_forecaster_has_a_width_rule():
     for cls in (TSClassifier, TSRegressor):
         with pytest.raises(ValueError, match="no rule for d_model='auto'"):
             cls(d_model="auto").validate()
+
+
+def test_auto_context_by_the_series_lengths():
+    from tsattn.estimators._forecaster_params import MAX_PANEL_CONTEXT, SERIES_CONTEXT, auto_context
+
+    # half the lower quartile, rounded up to whole seasons, within [2 * horizon, MAX_PANEL_CONTEXT]
+    assert auto_context([366] * 150 + [900] * 250, 13, 52) == 208  # 183 -> four seasons of 52
+    assert auto_context([652] * 300 + [912] * 100, 48, 24) == MAX_PANEL_CONTEXT  # 326 -> 336
+    assert auto_context([36_000, 30_000], 24, 24) == MAX_PANEL_CONTEXT  # long series: capped
+    assert auto_context([13, 20, 30, 40], 6, 1) == 12  # M4 Yearly's shortest: twice the horizon
+    assert auto_context([100] * 8, 6, 1) == 50
+    small = dict(max_steps=2, random_state=0, d_model=16, n_heads=2, n_layers=1, dim_feedforward=16)
+    df = panel(lengths=(120, 150, 100, 90), integer=True)[["unique_id", "ds", "y"]]
+    model = TSForecaster(horizon=6, period=24, **small).fit(df)
+    assert model.get_params()["context_length"] == "auto"
+    assert model.context_length_ == model.network_params_["context_length"] == 72  # 97.5 / 2 -> 3 x 24
+    assert model.predict().groupby("unique_id").size().eq(6).all()
+    assert model.last_context_.shape[1] == 72
+    one = TSForecaster(horizon=6, **small).fit(np.sin(np.arange(300.0)))  # one series: unchanged
+    assert one.context_length_ == SERIES_CONTEXT
+    alone = df[df.unique_id == "s1"]  # a long frame of one series too
+    assert TSForecaster(horizon=6, period=24, **small).fit(alone).context_length_ == SERIES_CONTEXT
+    assert TSForecaster(horizon=6, context_length=30, **small).fit(df).context_length_ == 30

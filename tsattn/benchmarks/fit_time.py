@@ -66,8 +66,8 @@ def _forecast_extra(est, series: np.ndarray) -> dict[str, Any]:
     process's peak resident memory in MB (Linux reports kilobytes)."""
     from tsattn.io import hold_out_tail
 
-    train, _ = hold_out_tail(series, est.validation_fraction, est.context_length, est.horizon)
-    windows = len(train) - est.context_length - est.horizon + 1
+    train, _ = hold_out_tail(series, est.validation_fraction, est.context_length_, est.horizon)
+    windows = len(train) - est.context_length_ - est.horizon + 1
     samples = windows * (series.shape[1] if est.channel_independent else 1)
     return {"train_samples": int(samples), "planned_steps": est.planned_steps(len(train), series.shape[1]),
             "patch_len": int(est.patch_len_),

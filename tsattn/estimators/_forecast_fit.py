@@ -70,7 +70,8 @@ class PanelForecasting:
     # ------------------------------------------------------------------ build
     def _build(self, data: FitInput, spec):
         """Per-series scaling, training and validation windows, and ``network_params_``."""
-        n, h = self.context_length, self.horizon
+        self.context_length_ = n = self._resolve_context(data)
+        h = self.horizon
         self.input_kind_ = data.info
         self.covariates_ = list(data.covariate_names)
         self.future_ = resolve_future(self.future_covariates, self.covariates_)
@@ -143,12 +144,12 @@ class PanelForecasting:
 
     def _windows(self, rows: list[np.ndarray | None]) -> WindowData:
         """The windows of the scaled series ``rows`` laid end to end (None entries skipped)."""
-        series, starts, _ = lay_out(rows, self.context_length, self.horizon)
+        series, starts, _ = lay_out(rows, self.context_length_, self.horizon)
         tensor = torch.tensor(series, dtype=torch.float32, device=self.device_)
         if self.covariates_:
-            return CovariateWindowData(tensor, self.context_length, self.horizon, starts,
+            return CovariateWindowData(tensor, self.context_length_, self.horizon, starts,
                                        self.n_channels_, self.future_)  # fmt: skip
-        return WindowData(tensor, self.context_length, self.horizon, starts, self._independent())
+        return WindowData(tensor, self.context_length_, self.horizon, starts, self._independent())
 
     def _build_network(self) -> torch.nn.Module:
         params = dict(self.network_params_)
@@ -170,9 +171,9 @@ class PanelForecasting:
         c = self.n_channels_
         if self.covariates_:
             sample = source.sample(MAX_VALID_SAMPLES, rng)
-            contexts = sample.x[:, : self.context_length, :1].double().cpu().numpy()
+            contexts = sample.x[:, : self.context_length_, :1].double().cpu().numpy()
         else:
-            windows = WindowData(source.x, self.context_length, self.horizon,
+            windows = WindowData(source.x, self.context_length_, self.horizon,
                                  source.starts.cpu().numpy(), channel_independent=False)  # fmt: skip
             sample = windows.sample(max(1, MAX_VALID_SAMPLES // c), rng)
             contexts = sample.x.double().cpu().numpy()
@@ -198,7 +199,7 @@ class PanelForecasting:
             self.anchor_ = fit.name
             self.module_.set_anchor(fit.weight, fit.bias, fit.cycle)
             self.module_.set_blend(self.blend_)
-        crossfit = _anchor.crossfit_errors(series, starts, self.context_length, self.horizon, rng,
+        crossfit = _anchor.crossfit_errors(series, starts, self.context_length_, self.horizon, rng,
                                            max(1, MAX_VALID_SAMPLES // c))  # fmt: skip
         self.interval_table_, self.interval_floor_ = _intervals.calibrate(
             contexts, forecast, targets, crossfit)  # fmt: skip
@@ -212,7 +213,7 @@ class PanelForecasting:
         """The chosen anchor fitted again on every row, the validation rows included: for one
         series when ``valid`` continues ``train`` (its first ``context_length`` rows are
         ``train``'s last), for a long frame on each series' whole rows."""
-        n = self.context_length
+        n = self.context_length_
         if self.series_ids_ is None:
             if len(train) < n or not torch.equal(valid[:n], train[-n:]):
                 return

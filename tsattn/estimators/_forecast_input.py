@@ -62,7 +62,7 @@ class Contexts:
 
 def read_predict_input(est: Any, y: Any, X: Any) -> Contexts:
     """``predict``'s ``y`` and ``X`` for the fitted forecaster ``est`` (see the module doc)."""
-    ctx_len, horizon, c = est.context_length, est.horizon, est.n_channels_
+    ctx_len, horizon, c = est.context_length_, est.horizon, est.n_channels_
     future_names = [est.covariates_[j] for j in est.future_]
     k = len(est.covariates_)
     long_fit = est.input_kind_.get("kind") == "long"

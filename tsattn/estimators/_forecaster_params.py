@@ -3,8 +3,11 @@ to do (``docs/results/forecast_defaults/``); the estimator's behaviour is in :mo
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from numbers import Integral
+from typing import Any
 
+import numpy as np
 import torch
 from sklearn.utils._param_validation import Interval, StrOptions
 
@@ -14,11 +17,45 @@ from tsattn.estimators.base import ATTENTION, BaseTSEstimator
 from tsattn.estimators.params import declare, default, param
 from tsattn.nn.forecasting.fourier import N_HARM
 
-__all__ = ["LOSSES", "REMOVED", "REMOVED_ATTRIBUTES", "REMOVED_NETWORK", "ForecasterParams"]
+__all__ = ["LOSSES", "MAX_PANEL_CONTEXT", "REMOVED", "REMOVED_ATTRIBUTES", "REMOVED_NETWORK",
+           "SERIES_CONTEXT", "ForecasterParams", "auto_context", "series_context"]
 
 #: Training losses by name (``loss``); every one is judged by the validation MSE.
 LOSSES = {"mse": torch.nn.functional.mse_loss, "mae": torch.nn.functional.l1_loss,
           "huber": torch.nn.functional.huber_loss}
+
+#: ``context_length='auto'`` for one series (an array, or a long frame of one): the context of the
+#: long-horizon benchmarks, on which the forecaster's defaults were chosen
+#: (``docs/results/forecast_defaults/``). The panel rule's 336 on one EPF market was 3% worse than
+#: its protocol's 168 on validation (``docs/results/panels/README.md``).
+SERIES_CONTEXT = 96
+#: ``context_length='auto'`` for a long frame: at most this many steps, the longest context that
+#: won on M4's validation split (Hourly; 672 was worse there).
+MAX_PANEL_CONTEXT = 336
+
+
+def auto_context(lengths: Sequence[int], horizon: int, season: int) -> int:
+    """``context_length='auto'`` for a long frame of series of ``lengths`` rows: half their
+    lower quartile, rounded up to whole seasons of ``season`` steps, at least ``2 * horizon`` and
+    at most :data:`MAX_PANEL_CONTEXT`. Long enough to hold the cycles a panel repeats, short
+    enough that three quarters of its series fill it twice. On M4's validation split (the last
+    horizon of each training series held out; ``docs/results/panels/README.md``, "A context for
+    many series": 3 seeds for 96 and the best, one for the others) it gives the best context
+    measured on both frequencies there:
+    Hourly 336 (of 96, 168, 336, 672; series of 652-912 rows) and Weekly 208 (of 52, 96, 208,
+    416; a quarter of the series under 367 rows)."""
+    half = float(np.quantile(np.asarray(lengths, dtype=float), 0.25)) / 2
+    season = max(1, int(season))
+    context = int(np.ceil(half / season)) * season
+    return int(min(max(context, 2 * int(horizon)), MAX_PANEL_CONTEXT))
+
+
+def series_context(estimator: Any) -> int:
+    """The context ``estimator`` reads from one series (an unfitted one too): ``context_length``,
+    or :data:`SERIES_CONTEXT` for ``'auto'``."""
+    value = estimator.context_length
+    return SERIES_CONTEXT if value == "auto" else int(value)
+
 
 #: Options removed after 0.1.0 (issue 50: measured and left off, their decision rows in
 #: ``docs/results/forecast_defaults/``), each with the value whose behaviour was kept: a model
@@ -40,9 +77,14 @@ class ForecasterParams(BaseTSEstimator):
     """``TSForecaster``'s parameters: the shared ones with the forecaster's defaults, and its own."""
 
     horizon: int = param(96, [POSITIVE_INT], "Steps forecast after each context.", kw_only=False)
-    context_length: int = param(
-        96, [Interval(Integral, 2, None, closed="left")], "Steps of history the network reads "
-        "(the last ``context_length`` rows of a context).", kw_only=False,
+    context_length: int | str = param(
+        "auto", [Interval(Integral, 2, None, closed="left"), StrOptions({"auto"})], "Steps of "
+        "history the network reads (the last ``context_length`` rows of a context; "
+        "``context_length_``). ``'auto'``: 96 for one series (the long-horizon benchmarks' "
+        "context); for a long frame of two series or more half the lower quartile of their "
+        "lengths, rounded up "
+        "to whole seasons (``period``), at least twice the horizon and at most 336 "
+        "(``auto_context`` in :mod:`tsattn.estimators._forecaster_params`).", kw_only=False,
     )  # fmt: skip
     attention: str = param("softmax", **ATTENTION, kw_only=False)
     future_covariates: list | None = param(

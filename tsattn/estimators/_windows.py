@@ -8,6 +8,7 @@ import numpy as np
 import torch
 from sklearn.utils.validation import check_is_fitted
 
+from tsattn.estimators._forecaster_params import series_context
 from tsattn.training import TensorData
 
 __all__ = ["WindowScores", "window_tensors"]
@@ -31,7 +32,7 @@ class WindowScores:
 
         est = clone(self)
         est.n_channels_ = int(n_channels)
-        windows = int(n_rows) - est.context_length - est.horizon + 1
+        windows = int(n_rows) - series_context(est) - est.horizon + 1
         return est._budget(windows * (n_channels if est._independent() else 1)).steps
 
     def mse(self, y_context_windows: Any, y_true_windows: Any) -> float:

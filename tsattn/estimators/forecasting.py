@@ -21,7 +21,9 @@ from tsattn.estimators._forecaster_params import (
     REMOVED,
     REMOVED_ATTRIBUTES,
     REMOVED_NETWORK,
+    SERIES_CONTEXT,
     ForecasterParams,
+    auto_context,
 )
 from tsattn.estimators._windows import WindowScores
 from tsattn.estimators.params import declare
@@ -54,7 +56,8 @@ class TSForecaster(PanelForecasting, WindowScores, ForecasterParams):
     ``docs/guide/forecasting.md``)::
 
         horizon         steps forecast after each context
-        context_length  steps of history read
+        context_length  steps of history read ('auto': 96 for one series, by the series'
+                        lengths for many)
         attention       the attention variant (tsattn.list_attention(); default 'softmax')
         max_steps       the budget in optimiser steps ('auto': 3000, the best round kept)
         device          'auto' (CUDA when present), 'cpu', 'cuda' or 'cuda:N'
@@ -84,11 +87,12 @@ class TSForecaster(PanelForecasting, WindowScores, ForecasterParams):
         (None for one series).
     covariates_, future_ : the covariate columns, and the positions among them of those known for
         the horizon.
-    last_context_ : ndarray (context_length, n_channels + n_covariates) of one series, or (n_series,
-        context_length, ...) of a long frame: the end of the training rows.
+    context_length_ : the steps of history read (``context_length='auto'`` resolved).
+    last_context_ : ndarray ``(context_length_, n_channels + n_covariates)`` of one series, or
+        ``(n_series, context_length_, ...)`` of a long frame: the end of the training rows.
     d_model_ : the network's width (``d_model='auto'``: :data:`AUTO_WIDTHS` by the number of
         series fitted on).
-    patch_len_ : the patch length used (``patch_len='auto'``: ``context_length // 6``, at most 16).
+    patch_len_ : the patch length used (``patch_len='auto'``: ``context_length_ // 6``, at most 16).
     patch_stride_ : the steps between two patches' starts (``patch_len_`` without overlap).
     blend_, anchor_ : the network's share in the forecast (1 without anchor or validation data), the
         anchor used (``'lear'`` with covariates: :mod:`._covariate_anchor`).
@@ -118,6 +122,8 @@ class TSForecaster(PanelForecasting, WindowScores, ForecasterParams):
         for attribute in REMOVED_ATTRIBUTES:
             state.pop(attribute, None)
         state.setdefault("future_covariates", None)
+        if isinstance(state.get("network_params_"), dict) and "context_length_" not in state:
+            state["context_length_"] = int(state["network_params_"]["context_length"])
         if "channel_mean_" in state and "series_mean_" not in state:  # one series, no covariates
             state.update(series_mean_=np.asarray(state["channel_mean_"])[None],
                          series_scale_=np.asarray(state["channel_scale_"])[None], covariates_=[],
@@ -133,10 +139,28 @@ class TSForecaster(PanelForecasting, WindowScores, ForecasterParams):
 
     def _validate(self) -> AttentionSpec:
         spec = super()._validate()
-        check_combination(self.head, self.tokens, context_length=self.context_length,
+        if self.context_length != "auto":  # 'auto' is checked once the data gives it
+            self._check_combination(int(self.context_length))
+        return spec
+
+    def _check_combination(self, context_length: int) -> None:
+        check_combination(self.head, self.tokens, context_length=context_length,
                           patch_len=self.patch_len, patch_stride=self.patch_stride,
                           channel_independent=self.channel_independent)  # fmt: skip
-        return spec
+
+    def _resolve_context(self, data: Any) -> int:
+        """``context_length_`` for a fit on ``data`` (:class:`._panel.FitInput`):
+        ``context_length``, or the rule of ``'auto'`` (:func:`._forecaster_params.auto_context`
+        for a long frame of two series or more, :data:`._forecaster_params.SERIES_CONTEXT` for
+        one series in any form)."""
+        if self.context_length != "auto":
+            return int(self.context_length)
+        context = SERIES_CONTEXT
+        if data.ids is not None and len(data.rows) > 1:
+            season = self._season(self._time_info(data))
+            context = auto_context([len(r) for r in data.rows], self.horizon, season)
+        self._check_combination(context)
+        return context
 
     def _auto_steps(self, n_train: int) -> int:
         return AUTO_STEPS
@@ -178,7 +202,7 @@ class TSForecaster(PanelForecasting, WindowScores, ForecasterParams):
     def _network_params(self, spec: AttentionSpec) -> dict:
         """``network_params_`` of the network without covariates."""
         return dict(
-            n_channels=self.n_channels_, context_length=int(self.context_length),
+            n_channels=self.n_channels_, context_length=int(self.context_length_),
             horizon=int(self.horizon), head=self.head, head_params=self._head_params(),
             channel_independent=self._independent(), patch_len=self.patch_len_, tokens=self.tokens,
             anchor=self.anchor is not None, anchor_period=self.period_,
@@ -189,11 +213,7 @@ class TSForecaster(PanelForecasting, WindowScores, ForecasterParams):
     def _period(self, info: dict | None, n_train: int) -> int:
         """``period_``: the ``period`` parameter, ``'auto'`` read from the time index; 1 without a
         seasonal anchor or with fewer than two seasons of training rows."""
-        period = self.period
-        if period == "auto":
-            index = (info or {}).get("index")
-            period = 1 if index is None else series_io.seasonal_period(index)
-        period = int(period or 1)
+        period = self._season(info)
         if self.anchor not in ("auto", "cycle", "ncycle") or n_train < 2 * period:
             period = 1
         if self.anchor in ("cycle", "ncycle") and period == 1:  # never silently without a season
@@ -203,6 +223,15 @@ class TSForecaster(PanelForecasting, WindowScores, ForecasterParams):
                 "period=<steps per season> (e.g. 24 for hourly data), or a pandas series with a "
                 "regular DatetimeIndex and period='auto', or use anchor='auto'.")  # fmt: skip
         return period
+
+    def _season(self, info: dict | None) -> int:
+        """Steps per season: the ``period`` parameter, ``'auto'`` read from the time index (1
+        without one)."""
+        period = self.period
+        if period == "auto":
+            index = (info or {}).get("index")
+            period = 1 if index is None else series_io.seasonal_period(index)
+        return int(period or 1)
 
     def _independent(self) -> bool:
         """Whether a training sample is one channel of a window (patch tokens per channel)."""

@@ -61,6 +61,7 @@ def make_folds(estimator: Any, X: Any, y: Any, cv: Any) -> list[tuple[Any, Any]]
 
 
 def _expanding_folds(estimator: Any, X: Any, cv: Any) -> list[tuple[int, int]]:
+    from tsattn.estimators._forecaster_params import series_context
     from tsattn.io import as_series
 
     if isinstance(cv, bool) or not isinstance(cv, int) or cv < 1:
@@ -70,7 +71,7 @@ def _expanding_folds(estimator: Any, X: Any, cv: Any) -> list[tuple[int, int]]:
         )
     n_steps = len(as_series(X, "y")[0])
     block = n_steps // (cv + 1)
-    need = estimator.context_length + estimator.horizon
+    need = series_context(estimator) + estimator.horizon
     if block < need:
         raise ValueError(
             f"cv={cv} cuts the {n_steps}-step series into {cv + 1} blocks of {block} steps, fewer "
@@ -129,7 +130,7 @@ def _forecast_fold(estimator: Any, X: Any, fold: tuple[int, int]) -> float:
     model = estimator.fit(values[:fit_end])
     _check_not_interrupted(model)
     contexts, targets = sliding_windows(
-        values[fit_end - estimator.context_length : held_end], estimator.context_length, estimator.horizon
+        values[fit_end - model.context_length_ : held_end], model.context_length_, model.horizon
     )
     errors = (model.predict(np.asarray(contexts)) - np.asarray(targets)) / model.channel_scale_
     return float(np.mean(errors**2))

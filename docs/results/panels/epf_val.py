@@ -59,7 +59,8 @@ def mse(p):
     return None if p is None else round(float(np.mean((p[..., 0] - truth) ** 2)), 4)
 
 
-print(json.dumps(dict(market=market, setting=setting, kw={**params, **({"calendar": True} if calendar else {})}, fit_s=round(fit_s, 1),
+print(json.dumps(dict(market=market, setting=setting, kw={**params, **({"calendar": True} if calendar else {}),
+                                                         **({"context_length": L} if L != 168 else {})}, fit_s=round(fit_s, 1),
                       steps=int(model.n_steps_), blend=round(model.blend_, 3),
                       mse=mse(parts["forecast"]),
                       mae=round(float(np.mean(np.abs(parts["forecast"][..., 0] - truth))), 4),
