@@ -12,7 +12,8 @@ the anchor's ``period`` (``bench m4``'s, :data:`tsattn.benchmarks.m4_frequencies
 24, Weekly 52; a JSON ``period`` overrides it). ``Weekly:40``: a panel of 40 of its series, drawn without replacement
 by numpy's generator seeded 0 (a smaller panel of the same kind). A JSON ``"save": "<file>.npz"``
 writes the held-out truth and the forecast and network alone (each ``(series, horizon)``) there,
-to score combinations of fits afterwards.
+to score combinations of fits afterwards. ``"origin": 2`` holds out the horizon before the last
+one (the last horizon dropped), a second validation origin.
 """
 
 import json
@@ -35,6 +36,12 @@ if n_series:
     ids = train.unique_id.unique()
     keep = np.random.default_rng(0).choice(ids, int(n_series), replace=False)
     train = train[train.unique_id.isin(keep)].reset_index(drop=True)
+params = {"period": SETTINGS[info.frequency].period, "random_state": 0,
+          **(json.loads(args[0]) if args else {})}
+save = params.pop("save", None)
+origin = int(params.pop("origin", 1))  # 2: the horizon before the last one is held out instead
+if origin > 1:
+    train = train.drop(train.groupby("unique_id").tail((origin - 1) * H).index).reset_index(drop=True)
 held = train.groupby("unique_id").tail(H)
 fit_rows = train.drop(held.index)
 truth = held.y.to_numpy().reshape(-1, H)  # sorted by unique_id, then ds, as predict's output
@@ -47,9 +54,6 @@ def scores(pred: np.ndarray) -> tuple[float, float]:
     return float(smape), float(np.mean(np.mean(np.abs(truth - pred), axis=1) / scale))
 
 
-params = {"period": SETTINGS[info.frequency].period, "random_state": 0,
-          **(json.loads(args[0]) if args else {})}
-save = params.pop("save", None)
 t0 = time.time()
 model = TSForecaster(horizon=H, **params).fit(fit_rows)
 fit_s = time.time() - t0
@@ -60,7 +64,7 @@ if save:
                         scale=np.array([np.mean(np.abs(v[M:] - v[:-M])) for v in series]))
 snaive = np.stack([np.resize(v[-M:], H) for v in series])
 (s, m), (sn, mn), (ss, ms) = scores(pred), scores(net), scores(snaive)
-print(json.dumps(dict(frequency=info.frequency, n_series=len(series), kw=params, fit_s=round(fit_s, 1),
+print(json.dumps(dict(frequency=info.frequency, n_series=len(series), kw={**params, **({"origin": origin} if origin > 1 else {})}, fit_s=round(fit_s, 1),
                       steps=int(model.n_steps_), blend=round(model.blend_, 3),
                       anchor=model.anchor_, smape=round(s, 3), mase=round(m, 3),
                       net_smape=round(sn, 3), net_mase=round(mn, 3), snaive_smape=round(ss, 3),
