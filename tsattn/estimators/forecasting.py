@@ -21,9 +21,9 @@ from tsattn.estimators._forecaster_params import (
     REMOVED,
     REMOVED_ATTRIBUTES,
     REMOVED_NETWORK,
-    SERIES_CONTEXT,
     ForecasterParams,
     auto_context,
+    series_context,
 )
 from tsattn.estimators._windows import WindowScores
 from tsattn.estimators.params import declare
@@ -153,13 +153,12 @@ class TSForecaster(PanelForecasting, WindowScores, ForecasterParams):
         ``context_length``, or the rule of ``'auto'`` (:func:`._forecaster_params.auto_context`
         for a long frame of two series or more, :data:`._forecaster_params.SERIES_CONTEXT` for
         one series in any form)."""
-        if self.context_length != "auto":
-            return int(self.context_length)
-        context = SERIES_CONTEXT
-        if data.ids is not None and len(data.rows) > 1:
+        context = series_context(self)
+        if self.context_length == "auto" and data.ids is not None and len(data.rows) > 1:
             season = self._season(self._time_info(data))
             context = auto_context([len(r) for r in data.rows], self.horizon, season)
-        self._check_combination(context)
+        if self.context_length == "auto":  # an explicit one was checked by _validate
+            self._check_combination(context)
         return context
 
     def _auto_steps(self, n_train: int) -> int:

@@ -14,15 +14,16 @@ import sys
 
 import numpy as np
 
+from tsattn.benchmarks.m4_scores import smape
+
 
 def epf(truth, pred, _):
     return {"mse": round(float(np.mean((pred - truth) ** 2)), 4)}
 
 
 def m4(truth, pred, scale):
-    smape = np.mean(200 * np.abs(truth - pred) / (np.abs(truth) + np.abs(pred)))
     mase = np.mean(np.mean(np.abs(truth - pred), axis=1) / scale)
-    return {"smape": round(float(smape), 3), "mase": round(float(mase), 3)}
+    return {"smape": round(float(np.mean(smape(truth, pred))), 3), "mase": round(float(mase), 3)}
 
 
 kind, files = sys.argv[1], sys.argv[2:]

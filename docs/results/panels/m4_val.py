@@ -24,6 +24,7 @@ import numpy as np
 
 from tsattn import TSForecaster
 from tsattn.benchmarks.m4_frequencies import SETTINGS
+from tsattn.benchmarks.m4_scores import mase_scale, smape
 from tsattn.datasets import load_m4, m4_info
 
 args = sys.argv[1:]
@@ -48,10 +49,12 @@ truth = held.y.to_numpy().reshape(-1, H)  # sorted by unique_id, then ds, as pre
 series = [g.y.to_numpy() for _, g in fit_rows.groupby("unique_id")]
 
 
+scale = np.array([mase_scale(v, M) for v in series])  # MASE's divisor of each series
+
+
 def scores(pred: np.ndarray) -> tuple[float, float]:
-    smape = np.mean(200 * np.abs(truth - pred) / (np.abs(truth) + np.abs(pred)))
-    scale = np.array([np.mean(np.abs(v[M:] - v[:-M])) for v in series])
-    return float(smape), float(np.mean(np.mean(np.abs(truth - pred), axis=1) / scale))
+    return (float(np.mean(smape(truth, pred))),
+            float(np.mean(np.mean(np.abs(truth - pred), axis=1) / scale)))
 
 
 t0 = time.time()
@@ -60,8 +63,7 @@ fit_s = time.time() - t0
 pred = model.predict().y.to_numpy().reshape(-1, H)
 net = model.predict_components()["network"].y.to_numpy().reshape(-1, H)
 if save:
-    np.savez_compressed(save, truth=truth, forecast=pred, network=net,
-                        scale=np.array([np.mean(np.abs(v[M:] - v[:-M])) for v in series]))
+    np.savez_compressed(save, truth=truth, forecast=pred, network=net, scale=scale)
 snaive = np.stack([np.resize(v[-M:], H) for v in series])
 (s, m), (sn, mn), (ss, ms) = scores(pred), scores(net), scores(snaive)
 print(json.dumps(dict(frequency=info.frequency, n_series=len(series), kw={**params, **({"origin": origin} if origin > 1 else {})}, fit_s=round(fit_s, 1),
