@@ -13,7 +13,12 @@ the network's. Like the forecaster's anchor (``_anchor``), it gives the network 
 model to start from; the network's share is learnt, not fixed. ``'multirocket'`` does the same on
 MultiRocket's features (Tan et al. 2022; aeon's transform: four pooling operators on the
 convolutions of the series and of its first difference, about 50,000 features), as aeon's
-``MultiRocketRegressor`` does.
+``MultiRocketRegressor`` does. ``'hydra-multirocket'`` adds Hydra's features (Dempster et al. 2023;
+aeon's transform: counts of the random kernels that win, or lose, within competing groups), square
+rooted and scaled sparsely (each feature centred and divided by its deviation plus the share of its
+zeros to the fourth power, zeros left at zero, as the Hydra paper scales them), beside
+MultiRocket's standardised ones, the features of aeon's ``MultiRocketHydraClassifier``;
+``TSClassifier``'s anchor fits the ridge to one-hot targets in {-1, 1}, as that classifier does.
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ __all__ = ["RocketAnchor"]
 
 #: The transforms' shortest series (MultiRocket also convolves the first difference, one step
 #: shorter); shorter ones are zero-padded at the end.
-MIN_LENGTH = {"minirocket": 9, "multirocket": 10}
+MIN_LENGTH = {"minirocket": 9, "multirocket": 10, "hydra-multirocket": 10}
 ALPHAS = np.logspace(-3, 3, 10)
 
 
@@ -67,13 +72,17 @@ class RocketAnchor:
         self.length_ = max(MIN_LENGTH[self.transform], int(batch.values.shape[1]))
         kind = MiniRocket if self.transform == "minirocket" else MultiRocket
         self.transform_ = kind(random_state=self.seed, n_jobs=1)
+        arrays = _arrays(batch, self.length_)
         # float64: the transform gives float32, in which the leave-one-out shortcut's differences
         # of near-equal numbers lose digits at small penalties
-        features = np.asarray(self.transform_.fit_transform(_arrays(batch, self.length_)),
-                              dtype=np.float64)  # fmt: skip
+        features = np.asarray(self.transform_.fit_transform(arrays), dtype=np.float64)
         scale = features.std(axis=0)
         self.scale_ = np.where(scale > 1e-12, scale, 1.0)
         features = features / self.scale_
+        self.hydra_ = None
+        if self.transform == "hydra-multirocket":
+            self.hydra_ = _Hydra(self.seed).fit(arrays)
+            features = np.concatenate([self.hydra_.transform(arrays), features], axis=1)
         # the ridge fits the targets divided by their largest magnitude: squared errors of targets
         # near float64's limit (1e200) would overflow, and the penalty chosen and the predictions
         # (scaled back) do not depend on the targets' unit
@@ -93,7 +102,49 @@ class RocketAnchor:
         """``(n, n_targets)`` predictions of the ridge for the series ``batch``: padded (or cut)
         to the training length, the only length the fitted transform accepts; the network sees
         longer series whole."""
-        features = np.asarray(self.transform_.transform(_arrays(batch, self.length_)),
-                              dtype=np.float64)  # fmt: skip
-        pred = np.asarray(self.ridge_.predict(features / self.scale_)).reshape(len(features), -1)
+        arrays = _arrays(batch, self.length_)
+        features = np.asarray(self.transform_.transform(arrays), dtype=np.float64) / self.scale_
+        if getattr(self, "hydra_", None) is not None:
+            features = np.concatenate([self.hydra_.transform(arrays), features], axis=1)
+        pred = np.asarray(self.ridge_.predict(features)).reshape(len(features), -1)
         return pred * self.y_scale_
+
+
+class _Hydra:
+    """aeon's Hydra transform ``(n, C, length)`` -> ``(n, n_features)`` float64, square rooted
+    and scaled sparsely with the training series' statistics."""
+
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+
+    def _counts(self, arrays: np.ndarray) -> np.ndarray:
+        import torch
+
+        with torch.no_grad():
+            counts = self.transform_.transform(arrays)
+        counts = counts.numpy() if isinstance(counts, torch.Tensor) else np.asarray(counts)
+        return np.sqrt(np.clip(counts.astype(np.float64), 0.0, None))
+
+    def fit(self, arrays: np.ndarray) -> _Hydra:
+        import torch
+        from aeon.transformations.collection.convolution_based import HydraTransformer
+
+        self.transform_ = HydraTransformer(random_state=self.seed, n_jobs=1, output_type="numpy")
+        # aeon's fit seeds torch's global generator and sets its threads to n_jobs: both are
+        # restored, so that the caller's random stream and thread count are not changed
+        threads = torch.get_num_threads()
+        with torch.random.fork_rng(devices=[]):
+            self.transform_.fit(arrays)
+        torch.set_num_threads(threads)
+        root = self._counts(arrays)
+        self.mean_ = root.mean(axis=0)
+        # a feature that is mostly zero gets a larger divisor: its few non-zero values are not
+        # blown up by a tiny deviation
+        self.scale_ = (
+            root.std(axis=0, ddof=1 if len(root) > 1 else 0) + (root == 0).mean(axis=0) ** 4 + 1e-8
+        )
+        return self
+
+    def transform(self, arrays: np.ndarray) -> np.ndarray:
+        root = self._counts(arrays)
+        return np.where(root != 0, root - self.mean_, 0.0) / self.scale_

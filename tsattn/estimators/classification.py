@@ -10,12 +10,15 @@ import torch
 import torch.nn.functional as F
 from sklearn.base import ClassifierMixin
 from sklearn.preprocessing import LabelEncoder
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
+from tsattn.estimators._rocket_anchor import RocketAnchor
 from tsattn.estimators.base import RATE
 from tsattn.estimators.collection import CollectionEstimator
 from tsattn.estimators.params import declare, default, param
+from tsattn.io import to_series_batch
 
 __all__ = ["TSClassifier"]
 
@@ -51,40 +54,81 @@ class TSClassifier(ClassifierMixin, CollectionEstimator):
         Channels and length (the longest, for unequal lengths) of the training series.
     channel_mean_, channel_scale_ : ndarray
         The training standardisation.
+    anchor_ : the ridge on Hydra's and MultiRocket's features whose scores the network corrects
+        (``anchor='hydra-multirocket'``), or None; ``anchor_temperature_`` turns its scores into
+        logits.
     """
 
     # chosen by 3-fold CV on TRAIN across the UEA/UCR sets (docs/guide/defaults.md)
     augment_prob: float = default(0.5)
     tokenizer: str = default("conv_rocket")
     label_smoothing: float = param(
-        0.1, [RATE], "Share of each training label's probability spread evenly over the classes "
+        0.1,
+        [RATE],
+        "Share of each training label's probability spread evenly over the classes "
         "in the cross-entropy (``torch.nn.functional.cross_entropy``); 0 trains on hard labels. "
-        "Default 0.1 (:ref:`defaults-label-smoothing`)."
+        "Default 0.1 (:ref:`defaults-label-smoothing`).",
     )
 
+    anchor: str = param(
+        "none",
+        [StrOptions({"none", "hydra-multirocket"})],
+        "A ridge classifier fitted first, "
+        "whose scores the network corrects: ``'hydra-multirocket'`` fits a ridge (penalty by "
+        "leave-one-out error) to one-hot targets on Hydra's and MultiRocket's features (aeon's "
+        "transforms, as aeon's ``MultiRocketHydraClassifier``); its leave-one-out scores, times "
+        "the temperature that makes them the best probabilities (``anchor_temperature_``), are "
+        "added to the network's logits in training, and its scores of new series at predict "
+        "(``anchor_``). ``'none'``: the network alone.",
+    )
+
+    def fit(self, X, y) -> TSClassifier:
+        """Train on series ``X`` and their labels ``y`` ``(n,)``; returns ``self``."""
+        spec = self._validate()
+        self.anchor_ = self.anchor_temperature_ = None
+        self._offsets = None
+        if self.anchor != "none" and y is not None:  # without y, _build raises sklearn's error
+            batch = to_series_batch(X, dtype=np.float64, check_float32=True)
+            codes, classes = _encode(y, batch.values.shape[0])
+            onehot = np.where(codes[:, None] == np.arange(len(classes)), 1.0, -1.0)
+            self.anchor_ = RocketAnchor(self._random()[0], self.anchor)
+            loo = self.anchor_.fit(batch, onehot)
+            self.anchor_temperature_ = _temperature(loo, codes)
+            self._offsets = loo * self.anchor_temperature_
+        try:
+            return self._train(*self._build(X, y, spec))
+        finally:
+            del self._offsets
+
     def _encode_targets(self, y, n_series):
-        _check_labels(y)
-        y = column_or_1d(y, warn=True)
-        if len(y) != n_series:
-            raise ValueError(f"X has {n_series} series but y has {len(y)} labels; they must match.")
-        check_classification_targets(y)
-        encoder = LabelEncoder().fit(y)
-        self.classes_ = encoder.classes_
-        if len(self.classes_) < 2:
-            raise ValueError(
-                f"y has only 1 class ({self.classes_[0]!r}); classification needs at least 2 classes."
-            )
-        return torch.as_tensor(encoder.transform(y), dtype=torch.long), len(self.classes_)
+        codes, self.classes_ = _encode(y, n_series)
+        labels = torch.as_tensor(codes, dtype=torch.long)
+        offsets = getattr(self, "_offsets", None)
+        if offsets is None:
+            return labels, len(self.classes_)
+        # with an anchor each target row is (label, the anchor's logits of that series)
+        return torch.cat([labels[:, None].float(), torch.as_tensor(offsets, dtype=torch.float32)],
+                         dim=1), len(self.classes_)  # fmt: skip
 
     def _stratify(self, y_encoded):
-        return y_encoded.cpu().numpy()
+        return _split_target(None, y_encoded)[1].cpu().numpy()
 
     def _loss(self, output, target):
+        output, target = _split_target(output, target)
         return F.cross_entropy(output, target, label_smoothing=self.label_smoothing)
 
     @staticmethod
     def _score_fn(output, target):
+        output, target = _split_target(output, target)
         return (output.argmax(dim=1) == target).float().mean()
+
+    def _logits(self, X) -> torch.Tensor:
+        """``(n, n_classes)``: the network's outputs plus the anchor's scaled scores."""
+        out = self._forward(X)
+        if getattr(self, "anchor_", None) is None:
+            return out
+        scores = self.anchor_.predict(to_series_batch(X, dtype=np.float64))
+        return out.double() + torch.from_numpy(scores * self.anchor_temperature_)
 
     def predict_proba(self, X) -> np.ndarray:
         """Class probabilities ``(n, n_classes)`` float64, columns in the order of ``classes_``.
@@ -93,17 +137,55 @@ class TSClassifier(ClassifierMixin, CollectionEstimator):
         is off by about 1e-7, which scikit-learn's ``log_loss`` warns about).
         """
         check_is_fitted(self, "module_")
-        return torch.softmax(self._forward(X).double(), dim=1).numpy()
+        return torch.softmax(self._logits(X).double(), dim=1).numpy()
 
     def predict(self, X) -> np.ndarray:
         """Predicted labels ``(n,)``."""
         check_is_fitted(self, "module_")
-        return self.classes_[self._forward(X).argmax(dim=1).numpy()]
+        return self.classes_[self._logits(X).argmax(dim=1).numpy()]
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = True
         return tags
+
+
+#: temperatures tried for the anchor's scores (one-hot targets in {-1, 1})
+TEMPERATURES = np.logspace(-1, 3, 41)
+
+
+def _temperature(scores: np.ndarray, codes: np.ndarray) -> float:
+    """The temperature ``t`` whose ``softmax(t * scores)`` gives the lowest log-loss of the true
+    classes ``codes (n,)`` from leave-one-out ``scores (n, n_classes)``."""
+    logits = TEMPERATURES[:, None, None] * scores[None]  # (n_t, n, K)
+    logits = logits - logits.max(axis=2, keepdims=True)
+    log_p = logits - np.log(np.exp(logits).sum(axis=2, keepdims=True))
+    loss = -log_p[:, np.arange(len(codes)), codes].mean(axis=1)
+    return float(TEMPERATURES[int(np.argmin(loss))])
+
+
+def _split_target(output, target):
+    """``(output + the anchor's logits, labels)`` from a target of labels ``(n,)`` or of rows
+    ``(label, anchor logits...)`` ``(n, 1 + n_classes)``."""
+    if target.ndim == 1:
+        return output, target
+    shifted = None if output is None else output + target[:, 1:].to(output.dtype)
+    return shifted, target[:, 0].long()
+
+
+def _encode(y: Any, n_series: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(codes (n,), classes)`` of the labels ``y``, or a ``ValueError`` that says what is wrong."""
+    _check_labels(y)
+    y = column_or_1d(y, warn=True)
+    if len(y) != n_series:
+        raise ValueError(f"X has {n_series} series but y has {len(y)} labels; they must match.")
+    check_classification_targets(y)
+    encoder = LabelEncoder().fit(y)
+    if len(encoder.classes_) < 2:
+        raise ValueError(
+            f"y has only 1 class ({encoder.classes_[0]!r}); classification needs at least 2 classes."
+        )
+    return encoder.transform(y), encoder.classes_
 
 
 def _kind(label: Any) -> str:
