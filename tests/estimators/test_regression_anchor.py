@@ -82,21 +82,6 @@ def test_multirocket_anchor_matches_aeons_multirocket_regressor():
         RocketAnchor(seed=0, transform="hydra")
 
 
-def test_hydra_multirocket_anchor_matches_aeons_regressor():
-    """``anchor='hydra-multirocket'`` alone is aeon's MultiRocketHydraRegressor (Hydra's counts
-    square rooted and sparsely scaled beside MultiRocket's standardised features)."""
-    from aeon.regression.convolution_based import MultiRocketHydraRegressor
-
-    X, y = _data(40)
-    anchor = RocketAnchor(seed=5, transform="hydra-multirocket")
-    anchor.fit(to_series_batch(X), y)
-    peer = MultiRocketHydraRegressor(random_state=5, n_jobs=1).fit(X, y)
-    np.testing.assert_allclose(anchor.predict(to_series_batch(X[:8]))[:, 0], peer.predict(X[:8]),
-                               rtol=1e-3, atol=1e-3 * y.std())  # fmt: skip
-    est = TSRegressor(anchor="hydra-multirocket", random_state=0, **TINY).fit(X, y)
-    assert est.anchor_.transform == "hydra-multirocket" and np.isfinite(est.predict(X[:3])).all()
-
-
 def test_anchor_beats_the_mean_predictor_on_a_linear_task():
     X, y = _linear(120, seed=0)
     Xt, yt = _linear(60, seed=1)

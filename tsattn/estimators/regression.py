@@ -54,25 +54,19 @@ class TSRegressor(RegressorMixin, CollectionEstimator):
     _removed_params = {**CollectionEstimator._removed_params, "target_scaling": "standard"}
 
     loss: str = param(
-        "huber",
-        [StrOptions({"mse", "huber"})],
-        "Training loss on the scaled targets: ``'mse'`` "
+        "huber", [StrOptions({"mse", "huber"})], "Training loss on the scaled targets: ``'mse'`` "
         "(squared error) or ``'huber'`` (squared within one scaled unit of the target, absolute "
         "beyond: ``torch.nn.functional.huber_loss`` with ``delta=1``), which lets a few far targets "
-        "pull less. Default ``'huber'`` (:ref:`parameters-regressor`).",
+        "pull less. Default ``'huber'`` (:ref:`parameters-regressor`)."
     )
     anchor: str = param(
-        "multirocket",
-        [StrOptions({"none", "rocket", "multirocket", "hydra-multirocket"})],
-        "A ridge regression fitted "
+        "multirocket", [StrOptions({"none", "rocket", "multirocket"})], "A ridge regression fitted "
         "first, which the network corrects: it learns what the ridge's leave-one-out predictions "
         "miss, and a prediction is the sum of the two (``anchor_``). ``'multirocket'``: the ridge "
         "on MultiRocket's features (aeon's transform, about 50,000 features; the penalty chosen "
-        "by leave-one-out error, as aeon's ``MultiRocketRegressor``); ``'hydra-multirocket'``: on "
-        "Hydra's and MultiRocket's features (as ``MultiRocketHydraRegressor``); ``'rocket'``: on "
-        "MiniRocket's 10,000 features (as ``MiniRocketRegressor``; faster); ``'none'``: the "
-        "network alone. "
-        "Default ``'multirocket'`` (:ref:`parameters-regressor`).",
+        "by leave-one-out error, as aeon's ``MultiRocketRegressor``); ``'rocket'``: on MiniRocket's "
+        "10,000 features (as ``MiniRocketRegressor``; faster); ``'none'``: the network alone. "
+        "Default ``'multirocket'`` (:ref:`parameters-regressor`)."
     )
 
     def fit(self, X, y) -> TSRegressor:
@@ -82,7 +76,7 @@ class TSRegressor(RegressorMixin, CollectionEstimator):
         if self.anchor != "none" and y is not None:  # without y, _build raises sklearn's error
             batch = to_series_batch(X, dtype=np.float64, check_float32=True)
             targets = _check_targets(y, batch.values.shape[0])
-            kind = "minirocket" if self.anchor == "rocket" else self.anchor
+            kind = "minirocket" if self.anchor == "rocket" else "multirocket"
             self.anchor_ = RocketAnchor(self._random()[0], kind)
             residual = targets.reshape(len(targets), -1) - self.anchor_.fit(batch, targets)
             y = residual[:, 0] if targets.ndim == 1 else residual
