@@ -179,7 +179,7 @@ def test_cv_mode_never_reads_test_and_labels_configurations(tmp_path, monkeypatc
     assert sorted(rows.fold) == [0, 0, 1, 1] and set(rows.model) == {"tsattn:softmax[tiny]", "minirocket"}
     assert set(rows.n_test) == {20} and set(rows.n_train) == {20}  # 40 TRAIN series in two folds
     tiny = rows[rows.model == "tsattn:softmax[tiny]"]
-    assert (tiny.log_loss > 0).all()
+    assert (tiny.log_loss >= 0).all() and tiny.log_loss.notna().all()  # the anchor may be certain
     report = (tmp_path / "results.md").read_text()
     assert "Cross-validation on TRAIN" in report and "published" not in report
 

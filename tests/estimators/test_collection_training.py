@@ -135,7 +135,7 @@ def test_rocket_tokenizer_in_the_classifier_fits_ragged_series_and_pickles():
 def test_label_smoothing_keeps_the_probabilities_off_the_hard_labels():
     X, y = _data()
     X[y == 1, 0] += 3.0  # separable: hard labels drive the probabilities to 1
-    kw = dict(max_steps=150, augment_prob=0.0, dropout=0.0, **TINY)
+    kw = dict(max_steps=150, augment_prob=0.0, dropout=0.0, anchor="none", **TINY)  # the network's probabilities
     hard = TSClassifier(label_smoothing=0.0, **kw).fit(X, y).predict_proba(X).max(axis=1)
     soft = TSClassifier(label_smoothing=0.5, **kw).fit(X, y)
     assert hard.min() > 0.9
@@ -237,7 +237,8 @@ def test_augmentation_probability_leaves_the_other_series_unchanged():
 
 def test_augmentation_is_reproducible_and_changes_training():
     X, y = _data()
-    params = dict(max_epochs=2, device="cpu", **TINY)  # bit-identical refits: tests/training/test_cuda.py for GPUs
+    # the network alone: the anchor's confident scores would hide what the augmentation changes
+    params = dict(max_epochs=2, device="cpu", anchor="none", **TINY)  # bit-identical refits: tests/training/test_cuda.py for GPUs
     a = TSClassifier(crop=0.7, scale_jitter=0.1, **params).fit(X, y).predict_proba(X)
     b = TSClassifier(crop=0.7, scale_jitter=0.1, **params).fit(X, y).predict_proba(X)
     c = TSClassifier(crop=1.0, scale_jitter=0.0, **params).fit(X, y).predict_proba(X)
@@ -265,7 +266,8 @@ def test_instance_normalisation_ignores_each_series_scale_and_both_keeps_it():
     shape = rng.normal(size=(12, 2, 40))
     X = shape * rng.uniform(0.5, 50, size=(12, 1, 1)) + rng.normal(0, 10, size=(12, 2, 1))
     y = np.arange(12) % 3
-    fits = {n: TSClassifier(normalize=n, max_steps=1, d_model=16, n_heads=2, random_state=0).fit(X, y)
+    # the network alone: the anchor reads the series' raw scale
+    fits = {n: TSClassifier(normalize=n, max_steps=1, d_model=16, n_heads=2, random_state=0, anchor="none").fit(X, y)
             for n in ("channel", "instance", "both")}  # fmt: skip
     batch = to_series_batch(X)
     inst = fits["instance"]._to_tensors(batch).x.cpu().numpy()
