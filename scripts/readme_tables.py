@@ -30,7 +30,7 @@ CLASSIFY = {"folder": "classify", "model": "tsattn:bn_sh",
             "peers": {"minirocket": "MiniRocket", "hydra-multirocket": "MultiRocket-Hydra",
                       "quant": "QUANT"},
             "archives": {"uea": 5, "ucr": 3},
-            "stated": "tsattn rows: code of c016f85, 2026-11-26 (as its README states; the runs "
+            "stated": "tsattn rows: the defaults before the anchor, code of c016f85, 2026-11-26 (as its README states; the runs "
                       "recorded no commit); MiniRocket rows from earlier runs (130b708, "
                       "ebcafe1-24cb1fd); both on the project's 2-core CPU machine, 2 fits at once, "
                       "one thread each"}  # fmt: skip
