@@ -122,3 +122,17 @@ def test_clone_pickle_reproducibility_short_series_and_a_validation_split():
         TSClassifier(**{**TINY, "anchor": "rocket"}).fit(X, y)
     with pytest.raises(ValueError, match="needs at least 2 classes"):
         TSClassifier(**TINY).fit(X[:1], y[:1])
+
+
+def test_the_anchor_runs_numbas_loops_on_workqueue_threads_in_a_fresh_process():
+    """numba's OpenMP threads would spin beside torch's during the training that follows."""
+    import subprocess
+    import sys
+
+    code = ("import numpy as np, numba; from tsattn import TSClassifier; "
+            "X = np.random.default_rng(0).normal(size=(20, 1, 30)); "
+            "TSClassifier(max_steps=2, d_model=16, n_heads=2, device='cpu').fit(X, np.arange(20) % 2); "
+            "print(numba.threading_layer())")  # fmt: skip
+    env = {k: v for k, v in __import__("os").environ.items() if k != "NUMBA_THREADING_LAYER"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "workqueue"

@@ -35,6 +35,22 @@ MIN_LENGTH = {"minirocket": 9, "multirocket": 10, "hydra-multirocket": 10}
 ALPHAS = np.logspace(-3, 3, 10)
 
 
+def _numba_workqueue() -> None:
+    """Have numba run aeon's parallel loops on its ``workqueue`` threads, unless the process
+    already started numba's threads or the user chose a layer (``NUMBA_THREADING_LAYER``).
+
+    numba's default OpenMP layer keeps its threads spinning after the transforms, beside torch's
+    own OpenMP threads: on a 2-core machine the network's training that follows ran 2 to 7 times
+    slower with torch's two threads (``docs/results/speed/fit_time/anchor/``)."""
+    import os
+
+    import numba
+    from numba.np.ufunc import parallel
+
+    if not parallel._is_initialized and "NUMBA_THREADING_LAYER" not in os.environ:
+        numba.config.THREADING_LAYER = "workqueue"
+
+
 def _arrays(batch: Any, length: int) -> np.ndarray:
     """A :class:`~tsattn.io.SeriesBatch` ``(n, N, C)`` -> ``(n, C, length)`` float64, each
     series zero-padded at its end (trailing NaN of unequal lengths become 0) or cut to its first
@@ -63,6 +79,8 @@ class RocketAnchor:
         predictions ``(n, n_targets)``."""
         from aeon.transformations.collection.convolution_based import MiniRocket, MultiRocket
         from sklearn.linear_model import RidgeCV
+
+        _numba_workqueue()
 
         if len(y) < 2:
             raise ValueError(
