@@ -99,8 +99,8 @@ class RocketAnchor:
         features = features / self.scale_
         self.hydra_ = None
         if self.transform == "hydra-multirocket":
-            self.hydra_ = _Hydra(self.seed).fit(arrays)
-            features = np.concatenate([self.hydra_.transform(arrays), features], axis=1)
+            self.hydra_ = _Hydra(self.seed)
+            features = np.concatenate([self.hydra_.fit_transform(arrays), features], axis=1)
         # the ridge fits the targets divided by their largest magnitude: squared errors of targets
         # near float64's limit (1e200) would overflow, and the penalty chosen and the predictions
         # (scaled back) do not depend on the targets' unit
@@ -143,17 +143,18 @@ class _Hydra:
         counts = counts.numpy() if isinstance(counts, torch.Tensor) else np.asarray(counts)
         return np.sqrt(np.clip(counts.astype(np.float64), 0.0, None))
 
-    def fit(self, arrays: np.ndarray) -> _Hydra:
+    def fit_transform(self, arrays: np.ndarray) -> np.ndarray:
+        """Fit on the training series ``arrays`` and return their scaled features."""
         import torch
         from aeon.transformations.collection.convolution_based import HydraTransformer
+
+        from tsattn.training import torch_threads
 
         self.transform_ = HydraTransformer(random_state=self.seed, n_jobs=1, output_type="numpy")
         # aeon's fit seeds torch's global generator and sets its threads to n_jobs: both are
         # restored, so that the caller's random stream and thread count are not changed
-        threads = torch.get_num_threads()
-        with torch.random.fork_rng(devices=[]):
+        with torch_threads(1), torch.random.fork_rng(devices=[]):
             self.transform_.fit(arrays)
-        torch.set_num_threads(threads)
         root = self._counts(arrays)
         self.mean_ = root.mean(axis=0)
         # a feature that is mostly zero gets a larger divisor: its few non-zero values are not
@@ -161,8 +162,10 @@ class _Hydra:
         self.scale_ = (
             root.std(axis=0, ddof=1 if len(root) > 1 else 0) + (root == 0).mean(axis=0) ** 4 + 1e-8
         )
-        return self
+        return self._scaled(root)
 
     def transform(self, arrays: np.ndarray) -> np.ndarray:
-        root = self._counts(arrays)
+        return self._scaled(self._counts(arrays))
+
+    def _scaled(self, root: np.ndarray) -> np.ndarray:
         return np.where(root != 0, root - self.mean_, 0.0) / self.scale_
