@@ -232,3 +232,18 @@ def test_quant_peer_runs_alone_from_the_command_line_on_a_real_set(tmp_path, sha
     assert rows.score[0] > 0.9  # QUANT's published Coffee accuracy is 1.0; chance is 0.5
     with pytest.raises(ValueError, match="Did you mean 'quant'"):
         resolve_models([], ["qant"], PEERS)
+
+
+def test_hivecote2_peer_is_aeons_single_threaded_and_stopped_by_the_time_limit(shared_datasets, monkeypatch):
+    from aeon.classification.hybrid import HIVECOTEV2
+
+    from tsattn.benchmarks.classify import _build
+
+    est = _build("hivecote2", "classification", 3, ClassifyBenchmark(), None)
+    assert isinstance(est, HIVECOTEV2) and est.n_jobs == 1 and est.random_state == 3
+    with pytest.raises(ValueError, match="no regressor"):
+        _build("hivecote2", "regression", 0, ClassifyBenchmark(), None)
+    # its full fit takes hours on large sets: the limit stops it and the row says so
+    monkeypatch.setenv("TSATTN_DATA_DIR", str(shared_datasets))
+    row = run_one("ucr", "Coffee", "hivecote2", 0, ClassifyBenchmark(peers=("hivecote2",), time_limit=1.0))
+    assert row["status"] == "timeout" and "time limit" in row["error"]

@@ -7,7 +7,9 @@ UEA/UCR, RMSE for TSER); nothing else ever sees TEST. Models are tsattn estimato
 * ``minirocket``, ``multirocket``, ``hydra-multirocket``, ``rocket``, ``quant`` (QUANT, interval
   quantiles and extra trees), ``inceptiontime`` (aeon; classifiers or regressors by the archive's
   task, with aeon's default sizes; InceptionTime needs TensorFlow);
-* ``mvts-transformer``: sktime's ``MVTSTransformerClassifier`` (classification only).
+* ``mvts-transformer``: sktime's ``MVTSTransformerClassifier`` (classification only);
+* ``hivecote2``: aeon's ``HIVECOTEV2`` (classification only), the bake-off's most accurate, with
+  its default components and no contract: hours on large sets, so run it with ``time_limit``.
 
 Peers that need equal lengths get the series zero-padded at the end to the longest length in the
 dataset (and to 9 steps at least, MiniRocket's minimum); tsattn models take them unpadded.
@@ -66,6 +68,7 @@ PEERS: dict[str, tuple[str, str, str | None, str]] = {
     "hydra-multirocket": ("aeon.{task}.convolution_based", "MultiRocketHydraClassifier", "MultiRocketHydraRegressor", "aeon"),
     "rocket": ("aeon.{task}.convolution_based", "RocketClassifier", "RocketRegressor", "aeon"),
     "quant": ("aeon.{task}.interval_based", "QUANTClassifier", "QUANTRegressor", "aeon"),
+    "hivecote2": ("aeon.{task}.hybrid", "HIVECOTEV2", None, "aeon"),
     "inceptiontime": ("aeon.{task}.deep_learning", "InceptionTimeClassifier", "InceptionTimeRegressor", "aeon and tensorflow"),
     "mvts-transformer": ("sktime.classification.deep_learning", "MVTSTransformerClassifier", None, "sktime (tsattn[sktime])"),
 }  # fmt: skip

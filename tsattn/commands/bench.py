@@ -244,10 +244,11 @@ def _register_classify(sub: argparse._SubParsersAction) -> None:
                    help="tsattn attention variants (default: bn_sh); none: --attentions")
     p.add_argument("--peers", nargs="*", default=["minirocket"], metavar="NAME",
                    help="minirocket, multirocket, hydra-multirocket, rocket, quant, inceptiontime, "
-                   "mvts-transformer (default: minirocket); missing packages are skipped")
+                   "mvts-transformer, hivecote2 (default: minirocket); missing packages are skipped")
     p.add_argument("--seeds", type=int, nargs="+", default=[0], help="seeds (default: 0)")
     p.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
-                   help="cap on each fit (tsattn models stop training and are scored)")
+                   help="cap on each fit (tsattn models stop training and are scored; peers are "
+                   "stopped, their row marked timeout)")
     p.add_argument("--n-jobs", type=int, default=1, help="parallel fits (default: 1)")
     p.add_argument("--scheduler", default=None,
                    help="run fits on Dask: 'local' (a LocalCluster of --n-jobs workers) or a "
