@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -90,6 +92,8 @@ def test_run_is_resumable_and_writes_the_report(tmp_path):
     assert len(rows) == 4 and set(rows.status) == {"ok"}
     assert set(rows.model) == {"tsattn:softmax", "minirocket"}
     assert (rows.score > 0.2).all()
+    if Path("/proc/self/clear_refs").exists():  # the memory each fit and prediction added, MiB
+        assert (rows.peak_mb >= 0).all()
     # rerun: nothing recomputed, nothing lost
     seen = []
     again = run_classify_benchmark(config, tmp_path, progress=False, log=seen.append)
@@ -247,3 +251,17 @@ def test_hivecote2_peer_is_aeons_single_threaded_and_stopped_by_the_time_limit(s
     monkeypatch.setenv("TSATTN_DATA_DIR", str(shared_datasets))
     row = run_one("ucr", "Coffee", "hivecote2", 0, ClassifyBenchmark(peers=("hivecote2",), time_limit=1.0))
     assert row["status"] == "timeout" and "time limit" in row["error"]
+
+
+@pytest.mark.skipif(not Path("/proc/self/clear_refs").exists(), reason="Linux's /proc only")
+def test_peak_memory_is_what_the_block_added_at_its_highest():
+    from tsattn.benchmarks.classify import peak_memory
+
+    held = np.ones(50 * 2**20 // 8)  # 50 MiB before the block: not counted
+    quiet, busy = {}, {}
+    with peak_memory(quiet):
+        pass
+    with peak_memory(busy):
+        np.ones(200 * 2**20 // 8).sum()  # 200 MiB, freed before the block ends
+    assert quiet["peak_mb"] < 20 and 190 < busy["peak_mb"] < 260
+    del held

@@ -76,7 +76,7 @@ PEERS: dict[str, tuple[str, str, str | None, str]] = {
 RESULT_COLUMNS = [
     "dataset", "archive", "model", "seed", "fold", "metric", "score", "log_loss", "status", "error", "fit_s",
     "predict_s", "n_params", "n_steps", "n_epochs", "time_limited", "n_train", "n_test",
-    "n_channels", "length", "threads", "run_id",
+    "n_channels", "length", "threads", "run_id", "peak_mb",
 ]  # fmt: skip
 
 
@@ -224,6 +224,29 @@ def _padded(X: Any, length: int) -> np.ndarray:
 
 
 @contextlib.contextmanager
+def peak_memory(row: dict):
+    """Set ``row["peak_mb"]``: the process's peak resident memory during the block, less its
+    resident memory before it, in MiB (what a fit added at its highest). Linux only: the kernel's
+    high-water mark ``VmHWM``, reset on entry by writing 5 to ``/proc/self/clear_refs``; left
+    unset where that is refused or absent."""
+
+    def status(field: str) -> float:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            line = next(line for line in fh if line.startswith(field + ":"))
+        return int(line.split()[1]) / 1024  # kB
+
+    try:
+        with open("/proc/self/clear_refs", "w", encoding="ascii") as fh:
+            fh.write("5")
+        before = status("VmRSS")
+    except (OSError, StopIteration):
+        yield
+        return
+    yield
+    row["peak_mb"] = round(status("VmHWM") - before, 1)
+
+
+@contextlib.contextmanager
 def _alarm(seconds: float | None):
     """Raise ``TimeoutError`` in this (main) thread after ``seconds``; no limit elsewhere."""
     import threading
@@ -290,13 +313,14 @@ def _warm_up(model: str, task: str, seed: int, config: ClassifyBenchmark) -> Non
 def fit_predict(est, model: str, X, y, Xt, batches, limit, time_limit, row: dict):
     """Fit ``est`` on ``(X, y)`` and predict ``Xt`` with warnings silenced, under the time limit
     (``limit`` for our models, an alarm of ``time_limit`` seconds for the peers, whose series are
-    zero-padded to one length of at least 9 steps); ``row`` gets ``fit_s`` and ``predict_s``.
-    Returns ``(X, Xt, pred)``, the series as the model saw them. A fit stopped by Ctrl-C raises."""
+    zero-padded to one length of at least 9 steps); ``row`` gets ``fit_s``, ``predict_s`` and
+    ``peak_mb`` (:func:`peak_memory` of both). Returns ``(X, Xt, pred)``, the series as the model
+    saw them. A fit stopped by Ctrl-C raises."""
     if not model.startswith("tsattn:"):
         train, test = batches
         length = max(9, train.values.shape[1], test.values.shape[1])
         X, Xt = _padded(X, length), _padded(Xt, length)
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), peak_memory(row):
         warnings.simplefilter("ignore")
         t0 = time.perf_counter()
         with _alarm(None if limit is not None else time_limit):
