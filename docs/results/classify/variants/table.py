@@ -1,9 +1,10 @@
 """The variant table of issue 54 (item 3) from ``results.csv`` beside this script: every attention
 variant of the default ``TSClassifier`` on the same sets and seeds, with its mean accuracy, mean
-rank, wins / ties / losses and a Wilcoxon signed-rank test against softmax, and its fit seconds;
+rank, wins / ties / losses and a Wilcoxon signed-rank test against softmax, its fit seconds and
+(rows that recorded it) the memory a fit added at its highest;
 writes ``table.md`` and the critical-difference plot ``critical_difference.png`` (aeon's).
 
-    python3 docs/results/classify_variants/table.py
+    python3 docs/results/classify/variants/table.py
 
 Only (set, seed) pairs that every variant finished are compared.
 """
@@ -17,23 +18,30 @@ from scipy.stats import wilcoxon
 HERE = Path(__file__).parent
 BASE = "tsattn:softmax"
 
+
+def _mib(value) -> str:
+    return "" if value is None or pd.isna(value) else f"{value:.0f}"
+
+
 rows = pd.read_csv(HERE / "results.csv")
 rows = rows[(rows["status"] == "ok") & rows["model"].str.startswith("tsattn:")]
 acc = rows.pivot_table(index=["dataset", "seed"], columns="model", values="score").dropna()
 fit = rows.groupby("model")["fit_s"].median()
+peak = rows.groupby("model")["peak_mb"].median() if "peak_mb" in rows else pd.Series(dtype=float)
 ranks = acc.rank(axis=1, ascending=False).mean()
 lines = [f"{len(acc)} (set, seed) pairs ({acc.index.get_level_values('dataset').nunique()} sets), "
          f"accuracy in %; against `{BASE.split(':')[1]}`: wins / ties / losses and the two-sided "
-         "Wilcoxon signed-rank p (ties dropped); fit: median seconds per fit.", "",
-         "| variant | mean accuracy | mean rank | W / T / L | Wilcoxon p | fit s |",
-         "|---|---|---|---|---|---|"]
+         "Wilcoxon signed-rank p (ties dropped); fit: median seconds per fit; memory: median MiB a "
+         "fit and its prediction added at their highest.", "",
+         "| variant | mean accuracy | mean rank | W / T / L | Wilcoxon p | fit s | memory MiB |",
+         "|---|---|---|---|---|---|---|"]
 for model in ranks.sort_values().index:
     diff = acc[model] - acc[BASE]
     wins, ties, losses = int((diff > 0).sum()), int((diff == 0).sum()), int((diff < 0).sum())
     p = "" if model == BASE or wins + losses == 0 else f"{wilcoxon(acc[model], acc[BASE]).pvalue:.3f}"
     wtl = "" if model == BASE else f"{wins} / {ties} / {losses}"
     lines.append(f"| {model.split(':')[1]} | {100 * acc[model].mean():.2f} | {ranks[model]:.2f} | "
-                 f"{wtl} | {p} | {fit[model]:.0f} |")
+                 f"{wtl} | {p} | {fit[model]:.0f} | {_mib(peak.get(model))} |")
 (HERE / "table.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
 print("\n".join(lines))
 
