@@ -136,3 +136,23 @@ def test_the_anchor_runs_numbas_loops_on_workqueue_threads_in_a_fresh_process():
     env = {k: v for k, v in __import__("os").environ.items() if k != "NUMBA_THREADING_LAYER"}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
     assert out.stdout.strip().splitlines()[-1] == "workqueue"
+
+
+def test_a_training_set_above_large_n_warns_at_the_users_fit_and_names_the_way_out(monkeypatch):
+    import warnings
+
+    from tsattn import TSRegressor
+    from tsattn.estimators import _rocket_anchor
+
+    X, y = _data(30)
+    monkeypatch.setattr(_rocket_anchor, "LARGE_N", 29)
+    with pytest.warns(UserWarning, match="30 training series.*anchor='none'") as seen:
+        TSClassifier(random_state=0, **{**TINY, "max_steps": 2}).fit(X, y)
+    assert [w.filename for w in seen if "anchor='none'" in str(w.message)] == [__file__]
+    reg = TSRegressor(random_state=0, **{**TINY, "max_steps": 2, "anchor": "rocket"})
+    with pytest.warns(UserWarning, match="TSRegressor's anchor"):
+        reg.fit(X, np.arange(30.0))
+    monkeypatch.setattr(_rocket_anchor, "LARGE_N", 30)  # at the limit: silent
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message=".*grow with their number")
+        TSClassifier(random_state=0, **{**TINY, "max_steps": 2}).fit(X, y)

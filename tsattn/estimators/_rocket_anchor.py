@@ -27,12 +27,33 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["RocketAnchor"]
+__all__ = ["LARGE_N", "RocketAnchor", "warn_if_large"]
 
 #: The transforms' shortest series (MultiRocket also convolves the first difference, one step
 #: shorter); shorter ones are zero-padded at the end.
 MIN_LENGTH = {"minirocket": 9, "multirocket": 10, "hydra-multirocket": 10}
 ALPHAS = np.logspace(-3, 3, 10)
+#: Training series above which a fit with an anchor warns of its cost: the leave-one-out ridge
+#: holds every series' features (10,000 to about 52,000 floats each) and their Gram matrix (series squared),
+#: so time and memory grow with the square of the count. PenDigits' 7,494 series took 110 s on
+#: two threads against the network's 9 s, and 8 GB of memory at the peak
+#: (``docs/results/classify/README.md``, "The anchored default on TEST").
+LARGE_N = 10_000
+
+
+def warn_if_large(n_series: int, estimator: str) -> None:
+    """Warn, at the caller's caller (the user's ``fit``), when ``n_series`` is above :data:`LARGE_N`."""
+    import warnings
+
+    if n_series > LARGE_N:
+        warnings.warn(
+            f"{estimator}'s anchor fits a leave-one-out ridge on tens of thousands of features of "
+            f"each of the {n_series} training series: its time and memory grow with their number "
+            "squared (TSClassifier's on 7,494 series: 8 GB and about 100 s). Pass anchor='none' "
+            "to train the network alone, whose cost grows with the number itself.",
+            UserWarning,
+            stacklevel=3,
+        )
 
 
 def _numba_workqueue() -> None:

@@ -15,7 +15,7 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from tsattn.estimators._rocket_anchor import RocketAnchor
+from tsattn.estimators._rocket_anchor import RocketAnchor, warn_if_large
 from tsattn.estimators.base import RATE
 from tsattn.estimators.collection import CollectionEstimator
 from tsattn.estimators.params import declare, default, param
@@ -97,6 +97,7 @@ class TSClassifier(ClassifierMixin, CollectionEstimator):
         self.anchor_ = self.anchor_temperature_ = None
         self._offsets = None
         if self.anchor != "none" and y is not None:  # without y, _build raises sklearn's error
+            warn_if_large(len(y), type(self).__name__)
             # _build warns once about the input, at the caller's line; aeon's transforms warn of
             # near-constant series, which the network's standardisation handles
             with warnings.catch_warnings():

@@ -13,7 +13,7 @@ from sklearn.base import RegressorMixin
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from tsattn.estimators._rocket_anchor import RocketAnchor
+from tsattn.estimators._rocket_anchor import RocketAnchor, warn_if_large
 from tsattn.estimators.collection import CollectionEstimator
 from tsattn.estimators.params import declare, default, param
 from tsattn.io import to_series_batch
@@ -74,6 +74,7 @@ class TSRegressor(RegressorMixin, CollectionEstimator):
         spec = self._validate()
         self.anchor_ = None
         if self.anchor != "none" and y is not None:  # without y, _build raises sklearn's error
+            warn_if_large(len(y), type(self).__name__)
             batch = to_series_batch(X, dtype=np.float64, check_float32=True)
             targets = _check_targets(y, batch.values.shape[0])
             kind = "minirocket" if self.anchor == "rocket" else "multirocket"
