@@ -265,3 +265,20 @@ def test_peak_memory_is_what_the_block_added_at_its_highest():
         np.ones(200 * 2**20 // 8).sum()  # 200 MiB, freed before the block ends
     assert quiet["peak_mb"] < 20 and 190 < busy["peak_mb"] < 260
     del held
+
+
+def test_an_alarm_that_compiled_code_turned_into_another_error_is_still_a_timeout(monkeypatch):
+    from tsattn.benchmarks import classify
+
+    class Compiled:  # what numba does with an exception set during its call: a SystemError from it
+        def fit(self, X, y):
+            try:
+                raise TimeoutError("fit exceeded the time limit of 1 s")
+            except TimeoutError as err:
+                raise SystemError("CPUDispatcher(<function f>) returned a result with an exception set") from err
+
+    monkeypatch.setattr(classify, "_build", lambda *a, **k: Compiled())
+    monkeypatch.setattr(classify, "_warm_up", lambda *a, **k: None)
+    row = run_one("uea", "BasicMotions", "quant", 0, ClassifyBenchmark(peers=("quant",), time_limit=1.0))
+    assert row["status"] == "timeout" and row["error"].startswith("fit exceeded the time limit")
+    assert "SystemError" in row["error"]

@@ -399,8 +399,24 @@ def run_one(archive: str, name: str, model: str, seed: int, config: ClassifyBenc
     except KeyboardInterrupt:
         raise
     except Exception as err:  # a failed fit is a result: record it and go on
-        row.update(status="error", error=f"{type(err).__name__}: {err}"[:500])
+        timeout = _timeout_cause(err)
+        if timeout is not None:  # the alarm arrived in compiled code, which raised another error
+            row.update(status="timeout", error=f"{timeout} ({type(err).__name__} from compiled code)"[:500])
+        else:
+            row.update(status="error", error=f"{type(err).__name__}: {err}"[:500])
     return row
+
+
+def _timeout_cause(err: BaseException) -> TimeoutError | None:
+    """The :func:`_alarm`'s ``TimeoutError`` behind ``err``, or None. An alarm that arrives while
+    numba's compiled code runs (HIVE-COTE 2's TDE) comes back as a ``SystemError`` caused by it."""
+    seen = set()
+    while err is not None and id(err) not in seen:
+        if isinstance(err, TimeoutError):
+            return err
+        seen.add(id(err))
+        err = err.__cause__ or err.__context__
+    return None
 
 
 def _log_loss(est: Any, X: Any, y: np.ndarray) -> float:
