@@ -161,7 +161,8 @@ def classification() -> str:
                   if pubs else "-")  # fmt: skip
         body.append(f"| {archive.upper()} | {len(wide)} | {' | '.join(cells)} | "
                     f"{(diff > 0).sum()} / {(diff == 0).sum()} / {(diff < 0).sum()} | {papers} |")
-        ran = rows[(rows.archive == archive) & rows.dataset.isin(wide.index) & rows.run_id.notna()]
+        ran = rows[(rows.archive == archive) & rows.dataset.isin(wide.index) & rows.run_id.notna()
+                   & rows.model.isin([spec["model"], *peers])]  # the runs of the models shown
         ids[archive] = ran
     vs = ", ".join(f"{a.upper()}: {p}" for a, p in against.items())
     header = ["archive", "sets", "tsattn", *peers.values(),

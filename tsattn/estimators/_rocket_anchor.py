@@ -41,10 +41,17 @@ ALPHAS = np.logspace(-3, 3, 10)
 LARGE_N = 10_000
 
 
-def warn_if_large(n_series: int, estimator: str) -> None:
-    """Warn, at the caller's caller (the user's ``fit``), when ``n_series`` is above :data:`LARGE_N`."""
+def warn_if_large(y: Any, estimator: str) -> None:
+    """Warn, at the caller's caller (the user's ``fit``), when the targets ``y`` (any array-like)
+    are of more than :data:`LARGE_N` series; silent on a ``y`` the estimator will refuse."""
     import warnings
 
+    from sklearn.utils.validation import _num_samples
+
+    try:
+        n_series = _num_samples(y)
+    except TypeError:  # not array-like: the fit raises the input's own error after
+        return
     if n_series > LARGE_N:
         warnings.warn(
             f"{estimator}'s anchor fits a leave-one-out ridge on tens of thousands of features of "

@@ -97,7 +97,7 @@ class TSClassifier(ClassifierMixin, CollectionEstimator):
         self.anchor_ = self.anchor_temperature_ = None
         self._offsets = None
         if self.anchor != "none" and y is not None:  # without y, _build raises sklearn's error
-            warn_if_large(len(y), type(self).__name__)
+            warn_if_large(y, type(self).__name__)
             # _build warns once about the input, at the caller's line; aeon's transforms warn of
             # near-constant series, which the network's standardisation handles
             with warnings.catch_warnings():

@@ -74,7 +74,7 @@ class TSRegressor(RegressorMixin, CollectionEstimator):
         spec = self._validate()
         self.anchor_ = None
         if self.anchor != "none" and y is not None:  # without y, _build raises sklearn's error
-            warn_if_large(len(y), type(self).__name__)
+            warn_if_large(y, type(self).__name__)
             batch = to_series_batch(X, dtype=np.float64, check_float32=True)
             targets = _check_targets(y, batch.values.shape[0])
             kind = "minirocket" if self.anchor == "rocket" else "multirocket"
