@@ -123,6 +123,7 @@ def classification() -> str:
     from tsattn.benchmarks.classify_report import published, summarise
 
     spec, peers = CLASSIFY, CLASSIFY["peers"]
+    attention = spec["model"].split("[")[0]  # the papers' numbers are the attention's
     rows = pd.read_csv(RESULTS / spec["folder"] / "results.csv")
     table = summarise(rows[rows.model.isin([spec["model"], *peers])])
     body, against, ids = [], {}, {}
@@ -154,7 +155,6 @@ def classification() -> str:
                          f"{wide.loc[have.index, best].mean():.2f} on these)")  # fmt: skip
             cells.append(text)
         diff = (ours - wide[best]).round(6)
-        attention = spec["model"].split("[")[0]  # the papers' numbers are the attention's
         pubs = [(d, published(d, archive, attention)) for d in wide.index]
         pubs = [(d, p[0]) for d, p in pubs if p]
         papers = (f"at or above on {sum(ours[d] >= p for d, p in pubs)} of {len(pubs)} reported sets"

@@ -255,13 +255,13 @@ def test_hivecote2_peer_is_aeons_single_threaded_and_stopped_by_the_time_limit(s
 
 @pytest.mark.skipif(not Path("/proc/self/clear_refs").exists(), reason="Linux's /proc only")
 def test_peak_memory_is_what_the_block_added_at_its_highest():
-    from tsattn.benchmarks.classify import peak_memory
+    from tsattn.benchmarks.classify import peak_rss
 
     held = np.ones(50 * 2**20 // 8)  # 50 MiB before the block: not counted
     quiet, busy = {}, {}
-    with peak_memory(quiet):
+    with peak_rss(quiet):
         pass
-    with peak_memory(busy):
+    with peak_rss(busy):
         np.ones(200 * 2**20 // 8).sum()  # 200 MiB, freed before the block ends
     assert quiet["peak_mb"] < 20 and 190 < busy["peak_mb"] < 260
     del held

@@ -224,11 +224,12 @@ def _padded(X: Any, length: int) -> np.ndarray:
 
 
 @contextlib.contextmanager
-def peak_memory(row: dict):
+def peak_rss(row: dict):
     """Set ``row["peak_mb"]``: the process's peak resident memory during the block, less its
     resident memory before it, in MiB (what a fit added at its highest). Linux only: the kernel's
     high-water mark ``VmHWM``, reset on entry by writing 5 to ``/proc/self/clear_refs``; left
-    unset where that is refused or absent."""
+    unset where that is refused or absent. Unlike :func:`tsattn.analysis.memory.peak_memory`
+    (torch's tensors only) it sees numpy's and numba's memory too, the anchor's features."""
 
     def status(field: str) -> float:
         with open("/proc/self/status", encoding="ascii") as fh:
@@ -314,13 +315,13 @@ def fit_predict(est, model: str, X, y, Xt, batches, limit, time_limit, row: dict
     """Fit ``est`` on ``(X, y)`` and predict ``Xt`` with warnings silenced, under the time limit
     (``limit`` for our models, an alarm of ``time_limit`` seconds for the peers, whose series are
     zero-padded to one length of at least 9 steps); ``row`` gets ``fit_s``, ``predict_s`` and
-    ``peak_mb`` (:func:`peak_memory` of both). Returns ``(X, Xt, pred)``, the series as the model
+    ``peak_mb`` (:func:`peak_rss` of both). Returns ``(X, Xt, pred)``, the series as the model
     saw them. A fit stopped by Ctrl-C raises."""
     if not model.startswith("tsattn:"):
         train, test = batches
         length = max(9, train.values.shape[1], test.values.shape[1])
         X, Xt = _padded(X, length), _padded(Xt, length)
-    with warnings.catch_warnings(), peak_memory(row):
+    with warnings.catch_warnings(), peak_rss(row):
         warnings.simplefilter("ignore")
         t0 = time.perf_counter()
         with _alarm(None if limit is not None else time_limit):
