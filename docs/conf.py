@@ -24,7 +24,12 @@ ROOT = DOCS.parent
 sys.path.insert(0, str(ROOT))  # document this checkout, not another installed tsattn
 
 import tsattn  # noqa: E402
-from tsattn.attention import get_attention_class, list_attention, variants_table  # noqa: E402
+from tsattn.attention import (  # noqa: E402
+    choosing_table,
+    get_attention_class,
+    list_attention,
+    variants_table,
+)
 
 project = "tsattn"
 author = "the tsattn developers"
@@ -167,6 +172,7 @@ def _generate() -> None:
         "build on the attention variants and layers.", "",
         ".. toctree::", "   :maxdepth: 1", "", *(f"   {p}" for p in pages), ""]))  # fmt: skip
     _write(DOCS / "guide" / "_variants.md", variants_table())
+    _write(DOCS / "guide" / "_choosing.md", choosing_table())
     # the notebooks live in notebooks/ at the root; Sphinx reads sources under docs/ only
     notebooks = sorted((ROOT / "notebooks").glob("*.ipynb"))
     _remove_stale(DOCS / "notebooks", "*.ipynb", {n.name for n in notebooks})

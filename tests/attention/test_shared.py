@@ -138,6 +138,8 @@ def test_every_variant_declares_its_constructor_hyperparameters():
         declared = {hp.name: hp.default for hp in cls.hyperparameters}
         assert keywords == declared, name
         assert cls.summary, f"{name} has no summary for the README table"
+        assert "helps" in vars(cls) and cls.helps, (
+            f"{name} declares no line of its own for the guide's choosing table (helps)")
 
 
 def test_declarations_of_one_name_agree_on_what_is_allowed():

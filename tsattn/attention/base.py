@@ -33,6 +33,9 @@ class MultiHeadProjections(nn.Module):
     hyperparameters: tuple[HyperParameter, ...] = ()
     #: One line for the README's variants table: what the variant is and where it comes from.
     summary: str = ""
+    #: One line for the guide's "Choosing a variant" table: what was measured of the variant
+    #: (accuracy and cost against softmax, with the run behind each number) and where it helps.
+    helps: str = ""
     #: Whether ``forward(x, mask, need_weights=True)`` returns each head's ``N x N`` weights.
     supports_weights: bool = False
     #: Why not, when it does not (for the error message).

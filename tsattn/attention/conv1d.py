@@ -47,6 +47,8 @@ class Conv1dAttention(SoftmaxAttention):
 
     hyperparameters = (KERNEL_SIZE,)
     summary = "Attention-Conv1D: queries and keys convolved along time (000 Def. 4)"
+    helps = ("No gain measured: the lowest network-alone classifier ([C] 96.32: 0 wins, 4 losses,"
+             " p 0.125) / 97.14 anchored, [F] 0.990 (0.962 with the Fourier head).")
 
     def __init__(
         self, d_model: int, n_heads: int, *, dropout: float = 0.0,

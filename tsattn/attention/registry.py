@@ -37,6 +37,7 @@ __all__ = [
     "resolve_attention",
     "check_model_size",
     "variants_table",
+    "choosing_table",
 ]
 
 _REGISTRY: dict[str, type[nn.Module]] = {}
@@ -204,4 +205,13 @@ def variants_table() -> str:
         maps = "yes" if getattr(cls, "supports_weights", False) else "no"
         summary = cls.summary.replace("*", r"\*")  # beta*mu is a product, not emphasis
         lines.append(f"| `{name}` | {summary} | {hypers or '-'} | {maps} |")
+    return "\n".join(lines) + "\n"
+
+
+def choosing_table() -> str:
+    """The guide's "Choosing a variant" table (markdown): each variant's ``helps`` line, what
+    was measured of it and where it helps."""
+    lines = ["| name | where it helps (measured) |", "|---|---|"]
+    for name in list_attention():
+        lines.append(f"| `{name}` | {get_attention_class(name).helps} |")
     return "\n".join(lines) + "\n"

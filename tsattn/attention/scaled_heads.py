@@ -55,6 +55,8 @@ class ScaledHeadAttention(MultiHeadProjections):
     hyperparameters = (SCALES,)
     supports_weights = True
     summary = "Attention-SH: head s attends to keys/values pooled by scales[s] (001 Eq. 25, Remark 5)"
+    helps = ("0.75 of softmax's attention time at the same accuracy: [C] 96.74 / 97.34, [F] 0.961"
+             " at 1000 steps, 1.007 at the full budget (Exchange -2%, ILI +5%).")
 
     def __init__(
         self,
@@ -117,6 +119,10 @@ class BatchNormScaledHeadAttention(BetaMixin, ScaledHeadAttention):
 
     hyperparameters = (SCALES, BETA, BN_STANDARDIZE, LEARN_BETA)
     summary = "Attention-BN+SH: scaled heads, each recentred by its pooled keys' mean (000 Eq. 51)"
+    helps = ("The papers' main model, the one the classification reports run; 0.76 of softmax's "
+             "attention time (half the heads read keys pooled by 2), no accuracy gain beyond "
+             "noise: [C] 96.67 / 97.16, [F] 0.965 at 1000 steps, 1.027 at the full budget (ILI "
+             "+8%).")
 
     def __init__(
         self,

@@ -74,6 +74,8 @@ class SparseAttention(_BlockMixin, SoftmaxAttention):
 
     hyperparameters = (BLOCK,)
     summary = "softmax restricted to Child et al.'s fixed pattern, bidirectional (001 Eq. 16)"
+    helps = ("Child et al.'s fixed pattern (cost not profiled); the highest anchored classifier, "
+             "within noise: [C] 96.68 / 97.68 (3 wins, 0 losses, p 0.25), [F] 0.995.")
 
     def __init__(
         self, d_model: int, n_heads: int, *, dropout: float = 0.0, block: int | None = BLOCK.default
@@ -100,6 +102,8 @@ class SparseBatchNormAttention(_BlockMixin, BatchNormAttention):
 
     hyperparameters = (BLOCK, BETA, BN_STANDARDIZE, LEARN_BETA)
     summary = "sparse Attention-BN (001 Table 10)"
+    helps = ("The highest network-alone classifier, within noise: [C] 97.05 (5 wins, 1 loss, p "
+             "0.094) / 97.52, [F] 1.006.")
 
     def __init__(
         self,
@@ -139,6 +143,7 @@ class SparseScaledHeadAttention(_BlockMixin, ScaledHeadAttention):
 
     hyperparameters = (SCALES, BLOCK)
     summary = "sparse Attention-SH: the pattern on each head's pooled keys (001 Table 10)"
+    helps = ("No gain beyond noise: [C] 96.71 / 97.39, [F] 0.983.")
 
     def __init__(
         self,
@@ -175,6 +180,7 @@ class SparseBatchNormScaledHeadAttention(_BlockMixin, BatchNormScaledHeadAttenti
 
     hyperparameters = (SCALES, BLOCK, BETA, BN_STANDARDIZE, LEARN_BETA)
     summary = "sparse Attention-BN+SH (001 Table 10)"
+    helps = ("No gain beyond noise: [C] 97.00 / 97.46, [F] 0.972.")
 
     def __init__(
         self,
