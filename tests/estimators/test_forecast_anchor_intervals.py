@@ -63,6 +63,30 @@ def test_blend_is_the_clipped_least_squares_weight():
     assert _anchor.fit_blend(anchor, anchor, net) == 1.0  # identical forecasts: the network
 
 
+def test_weighted_ridge_and_blend_equal_repeated_rows():
+    """A window of weight 2 counts as that window twice (the penalty grows with the weights'
+    sum, as it grows with the rows), in the ridge and in the blend; weights of 1 change nothing."""
+    rng = np.random.default_rng(3)
+    series = np.cumsum(rng.normal(size=(400, 1)), axis=0)
+    length, horizon = 8, 3
+    starts = np.arange(len(series) - length - horizon + 1)
+    weights = np.where(starts % 3 == 0, 2.0, 1.0)
+    fitted = _anchor.fit_linear_anchor(series, starts, length, horizon, rng, weights=weights)
+    repeated = np.sort(np.concatenate([starts, starts[weights == 2.0]]))
+    expected = _anchor.fit_linear_anchor(series, repeated, length, horizon, rng)
+    for a, b in zip(fitted, expected, strict=True):
+        np.testing.assert_allclose(a, b, atol=1e-10)
+    plain = _anchor.fit_linear_anchor(series, starts, length, horizon, rng)
+    ones = _anchor.fit_linear_anchor(series, starts, length, horizon, rng, weights=np.ones(len(starts)))
+    for a, b in zip(plain, ones, strict=True):
+        np.testing.assert_allclose(a, b, atol=1e-12)
+    net, anc, target = (rng.normal(size=(6, horizon, 1)) for _ in range(3))
+    w = np.array([2.0, 1, 1, 2, 1, 1])
+    twice = np.array([0, 0, 1, 2, 3, 3, 4, 5])
+    assert _anchor.fit_blend(net, anc, target, w) == pytest.approx(
+        _anchor.fit_blend(net[twice], anc[twice], target[twice]))
+
+
 def test_the_network_forecast_is_the_blend_of_its_parts():
     y = np.cumsum(np.random.default_rng(0).normal(size=(200, 2)), axis=0)
     f = TSForecaster(6, 16, **TINY, anchor="last").fit(y)

@@ -8,8 +8,9 @@ import pytest
 import torch
 
 from tsattn import TSForecaster
+from tsattn.estimators import _anchor
 from tsattn.estimators._forecast_input import pack
-from tsattn.estimators._panel import lay_out, pad_left, split_panel
+from tsattn.estimators._panel import lay_out, pad_left, seasonal_weights, split_panel
 from tsattn.io.panel import read_long_frame
 from tsattn.nn.covariates import CovariateForecaster
 from tsattn.training import CovariateWindowData
@@ -295,3 +296,35 @@ def test_auto_context_by_the_series_lengths():
     alone = df[df.unique_id == "s1"]  # a long frame of one series too
     assert TSForecaster(horizon=6, period=24, **small).fit(alone).context_length_ == SERIES_CONTEXT
     assert TSForecaster(horizon=6, context_length=30, **small).fit(df).context_length_ == 30
+
+
+def test_seasonal_weights_are_one_over_the_squared_seasonal_difference():
+    rng = np.random.default_rng(0)
+    smooth = np.sin(2 * np.pi * np.arange(96) / 24)[:, None] + 0.01 * rng.standard_normal((96, 1))
+    noisy = rng.standard_normal((96, 1))
+    short = rng.standard_normal((10, 1))
+    w = seasonal_weights([smooth, noisy, short, None, np.ones((50, 1))], period=24)
+    assert w[0] == pytest.approx(1 / np.mean(np.abs(smooth[24:] - smooth[:-24])) ** 2)
+    assert w[1] == pytest.approx(1 / np.mean(np.abs(noisy[24:] - noisy[:-24])) ** 2)
+    assert w[2] == pytest.approx(1 / np.mean(np.abs(np.diff(short[:, 0]))) ** 2)  # lag 1: short
+    assert w[3] == w[4] == 1.0 and w[0] > 100 * w[1]
+
+
+def test_a_panel_anchor_weighs_each_series_by_its_seasonal_difference(monkeypatch):
+    """A long frame's ridge anchor is fitted with each window weighted by its series' seasonal
+    weight; one series' fit is not weighted (its fits are unchanged)."""
+    seen = []
+    fit_anchor = _anchor.fit_anchor
+
+    def spy(*args, **kwargs):
+        weights = args[7] if len(args) > 7 else kwargs.get("weights")
+        seen.append(None if weights is None else np.unique(np.round(weights, 9)))
+        return fit_anchor(*args, **kwargs)
+
+    monkeypatch.setattr(_anchor, "fit_anchor", spy)
+    df = panel(lengths=(120, 150, 90))[["unique_id", "ds", "y"]]
+    TSForecaster(horizon=12, context_length=48, period=24, **FAST).fit(df)
+    assert any(w is not None and len(w) == 3 for w in seen)  # a weight per series
+    seen.clear()
+    TSForecaster(horizon=12, context_length=48, period=24, **FAST).fit(df[df.unique_id == "s0"].y.to_numpy())
+    assert seen and all(w is None for w in seen)

@@ -19,6 +19,9 @@ the lowest validation error is kept (``linear`` without validation windows): on 
 as Exchange the last value beats the level-dependent ridge.
 The share of the network, ``blend``, is the least-squares weight of the two forecasts on the
 validation windows, clipped to [0, 1]: 0 when the network adds nothing there.
+On a long frame each series' windows carry a weight in the ridges and in the blend (:func:`choose`'s
+``weights``; the forecaster's ``BLEND_WEIGHT_POWER``), so that a smooth series counts as the
+M4 competition's MASE counts it.
 """
 
 from __future__ import annotations
@@ -54,7 +57,7 @@ def last_value_anchor(context_length: int, horizon: int) -> tuple[np.ndarray, np
 
 def fit_linear_anchor(
     series: np.ndarray, starts: np.ndarray, context_length: int, horizon: int,
-    rng: np.random.Generator, relative: bool = False,
+    rng: np.random.Generator, relative: bool = False, weights: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     """Ridge regression of targets on contexts over the windows ``starts`` of ``series (T, C)``.
 
@@ -63,7 +66,8 @@ def fit_linear_anchor(
     whatever the horizon and channel count. ``relative``: regress ``target - x_last`` on
     ``context - x_last`` (level-free, NLinear); the map ``x_last + W (x - x_last) + b`` is returned
     as the plain linear map it is (``W`` with ``1 - sum(W)`` added to the last lag's weight), its
-    penalty :data:`RIDGE_LEVEL_FREE` (:data:`RIDGE` otherwise).
+    penalty :data:`RIDGE_LEVEL_FREE` (:data:`RIDGE` otherwise). ``weights (len(starts),)``: each
+    window's weight in the squared errors (default 1); the penalty grows with their sum.
     Returns ``(weight (horizon, L), bias (horizon,))``.
     """
     n_channels = series.shape[1]
@@ -73,15 +77,19 @@ def fit_linear_anchor(
     window = np.arange(context_length + horizon)
     xtx = np.zeros((context_length + 1, context_length + 1))
     xty = np.zeros((context_length + 1, horizon))
+    total = float(len(rows))
+    if weights is not None:
+        total = float(np.sum(weights[rows // n_channels]))
     for i in range(0, len(rows), _CHUNK):
         r = rows[i : i + _CHUNK]
         values = series[starts[r // n_channels][:, None] + window, (r % n_channels)[:, None]]
         if relative:
             values = values - values[:, context_length - 1 : context_length]
         x = np.concatenate([values[:, :context_length], np.ones((len(r), 1))], axis=1)
-        xtx += x.T @ x
-        xty += x.T @ values[:, context_length:]
-    penalty = np.full(context_length + 1, (RIDGE_LEVEL_FREE if relative else RIDGE) * len(rows))
+        xw = x if weights is None else x * weights[r // n_channels][:, None]
+        xtx += xw.T @ x
+        xty += xw.T @ values[:, context_length:]
+    penalty = np.full(context_length + 1, (RIDGE_LEVEL_FREE if relative else RIDGE) * total)
     penalty[-1] = 0.0  # the constant is not shrunk
     coef = np.linalg.solve(xtx + np.diag(penalty), xty)  # (L + 1, horizon)
     weight = coef[:-1].T.copy()
@@ -99,13 +107,20 @@ def cycle_profile(series: np.ndarray, period: int) -> np.ndarray:
     return sums / np.bincount(phase, minlength=period)[:, None]
 
 
-def fit_blend(network: np.ndarray, anchor: np.ndarray, target: np.ndarray) -> float:
-    """The weight ``w`` in [0, 1] minimising ``mean((w * network + (1 - w) * anchor - target)**2)``."""
-    diff = (network - anchor).ravel()
-    denom = float(diff @ diff)
+def fit_blend(network: np.ndarray, anchor: np.ndarray, target: np.ndarray,
+              weights: np.ndarray | None = None) -> float:  # fmt: skip
+    """The weight ``w`` in [0, 1] minimising ``mean((w * network + (1 - w) * anchor - target)**2)``
+    over samples ``(n, ...)``, each sample's squared errors weighted by ``weights (n,)`` if given."""
+    diff = network - anchor
+    wdiff = diff if weights is None else diff * _expand(weights, diff)
+    denom = float(wdiff.ravel() @ diff.ravel())
     if denom <= 0.0:
         return 1.0
-    return float(np.clip(diff @ (target - anchor).ravel() / denom, 0.0, 1.0))
+    return float(np.clip(wdiff.ravel() @ (target - anchor).ravel() / denom, 0.0, 1.0))
+
+
+def _expand(weights: np.ndarray, like: np.ndarray) -> np.ndarray:
+    return np.asarray(weights, dtype=float).reshape((-1,) + (1,) * (like.ndim - 1))
 
 
 @dataclass(frozen=True)
@@ -134,9 +149,11 @@ class AnchorFit:
 
 
 def fit_anchor(name: str, series: np.ndarray, starts: np.ndarray, context_length: int,
-               horizon: int, period: int, rng: np.random.Generator) -> AnchorFit:
+               horizon: int, period: int, rng: np.random.Generator,
+               weights: np.ndarray | None = None) -> AnchorFit:  # fmt: skip
     """Fit anchor ``name`` (one of :data:`ANCHORS` but ``'auto'``) on the training windows
-    ``starts`` of ``series (T, C)``; ``period`` steps per season for the seasonal ones."""
+    ``starts`` of ``series (T, C)``, weighted by ``weights (len(starts),)`` if given; ``period``
+    steps per season for the seasonal ones."""
     if name not in _RIDGES:
         return AnchorFit(name, *last_value_anchor(context_length, horizon))
     cycle = None
@@ -144,7 +161,7 @@ def fit_anchor(name: str, series: np.ndarray, starts: np.ndarray, context_length
         cycle = cycle_profile(series, period)
         series = series - cycle[np.arange(len(series)) % period]
     weight, bias = fit_linear_anchor(series, starts, context_length, horizon, rng,
-                                     relative=_RIDGES[name])  # fmt: skip
+                                     relative=_RIDGES[name], weights=weights)  # fmt: skip
     return AnchorFit(name, weight, bias, cycle)
 
 
@@ -160,23 +177,28 @@ def candidates(anchor: str, period: int, validation: bool) -> list[str]:
 
 def choose(anchor: str, series: np.ndarray, starts: np.ndarray, period: int,
            contexts: np.ndarray, targets: np.ndarray, forecast: np.ndarray,
-           rng: np.random.Generator,
-           validation: bool) -> tuple[AnchorFit, float, np.ndarray]:  # fmt: skip
+           rng: np.random.Generator, validation: bool,
+           weights: tuple[np.ndarray, np.ndarray | None] | None = None,
+           ) -> tuple[AnchorFit, float, np.ndarray]:  # fmt: skip
     """Fit the anchor(s) ``anchor`` stands for (:func:`candidates`) on the training windows
     ``starts`` of ``series (T, C)`` and, on the samples ``contexts``/``targets`` with the network's
     ``forecast`` (validation windows, or with ``validation=False`` training ones), the blend of
-    each; keep the one whose blend errs least. Returns ``(anchor, blend, blended forecast)``; the
-    blend is 1 without validation windows (the network alone)."""
+    each; keep the one whose blend errs least. ``weights``: ``(per training window, per sample)``,
+    the weights of their squared errors in the ridge and in the blend and choice (None: 1).
+    Returns ``(anchor, blend, blended forecast)``; the blend is 1 without validation windows
+    (the network alone)."""
     context_length, horizon = contexts.shape[1], targets.shape[1]
+    train_w, sample_w = (None, None) if weights is None else weights
     best = None
     for name in candidates(anchor, period, validation):
-        fit = fit_anchor(name, series, starts, context_length, horizon, period, rng)
+        fit = fit_anchor(name, series, starts, context_length, horizon, period, rng, train_w)
         if not validation:
             return fit, 1.0, forecast
         simple = fit.forecast(contexts)
-        blend = fit_blend(forecast, simple, targets)
+        blend = fit_blend(forecast, simple, targets, sample_w)
         blended = blend * forecast + (1 - blend) * simple
-        error = float(np.mean((blended - targets) ** 2))
+        sq = (blended - targets) ** 2
+        error = float(np.mean(sq if sample_w is None else sq * _expand(sample_w, sq)))
         if best is None or error < best[0]:
             best = (error, fit, blend, blended)
     return best[1], best[2], best[3]

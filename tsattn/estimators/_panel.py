@@ -25,7 +25,7 @@ from tsattn.io.checks import standardisation
 from tsattn.io.panel import is_long_frame, read_long_frame
 
 __all__ = ["FitInput", "lay_out", "pad_left", "read_covariates", "read_fit_input",
-           "resolve_future", "split_panel", "standardise"]
+           "resolve_future", "seasonal_weights", "split_panel", "standardise"]
 
 
 @dataclass
@@ -121,6 +121,23 @@ def standardise(rows: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """Each series' per-column mean and scale, ``(n_series, columns)`` each."""
     stats = [standardisation(r) for r in rows]
     return np.stack([m for m, _ in stats]), np.stack([s for _, s in stats])
+
+
+def seasonal_weights(rows: list[np.ndarray | None], period: int) -> np.ndarray:
+    """``(n_series,)``: one over the squared mean absolute difference at lag ``period`` (lag 1
+    where a series is not longer than ``period``) of each standardised series ``rows[i] (T_i, C)``
+    over its target columns, 1 for a None entry or a constant series. Weighing a series' squared
+    errors by it weighs them as MASE, the M4 competition's scaled error, does: a smooth series,
+    whose seasonal naive forecast errs little, counts for more."""
+    out = np.ones(len(rows))
+    for i, r in enumerate(rows):
+        if r is None or len(r) < 2:
+            continue
+        lag = period if len(r) > period else 1
+        d = float(np.mean(np.abs(r[lag:] - r[:-lag])))
+        if d > 1e-12:
+            out[i] = 1.0 / d**2
+    return out
 
 
 def pad_left(rows: np.ndarray, length: int) -> np.ndarray:
