@@ -190,10 +190,8 @@ class PanelForecasting:
         else:
             windows = WindowData(source.x, self.context_length_, self.horizon,
                                  source.starts.cpu().numpy(), channel_independent=False)  # fmt: skip
-            limit = max(1, MAX_VALID_SAMPLES // c)
-            idx = (slice(None) if len(windows) <= limit
-                   else np.sort(rng.choice(len(windows), size=limit, replace=False)))  # fmt: skip
-            sample = windows.materialise(None if isinstance(idx, slice) else idx)
+            idx = windows.sample_indices(max(1, MAX_VALID_SAMPLES // c), rng)  # weights follow idx
+            sample = windows.materialise(idx)
             contexts = sample.x.double().cpu().numpy()
         targets = sample.y.double().cpu().numpy()
         forecast = self._predict_tensor(sample).double().numpy()

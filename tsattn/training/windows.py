@@ -86,12 +86,17 @@ class WindowData:
         lengths = torch.full((len(t),), x.shape[1], dtype=torch.long, device=x.device)
         return TensorData(x, lengths, y)
 
+    def sample_indices(self, limit: int, rng: np.random.Generator) -> np.ndarray:
+        """The indices :meth:`sample` takes: all samples, or ``limit`` of them (in order) drawn
+        from ``rng``."""
+        if len(self) <= limit:
+            return np.arange(len(self))
+        return np.sort(rng.choice(len(self), size=limit, replace=False))
+
     def sample(self, limit: int, rng: np.random.Generator):
         """At most ``limit`` samples as a :class:`~tsattn.training.TensorData`: all of them, or
-        a random subset (in order) drawn from ``rng``."""
-        if len(self) <= limit:
-            return self.materialise()
-        return self.materialise(np.sort(rng.choice(len(self), size=limit, replace=False)))
+        a random subset (in order) drawn from ``rng`` (:meth:`sample_indices`)."""
+        return self.materialise(self.sample_indices(limit, rng))
 
 
 class CovariateWindowData(WindowData):
