@@ -104,6 +104,28 @@ def test_no_committed_run_is_left_running(path):
     assert not left, f"{path.relative_to(ROOT)}: runs still 'running' (give their real end): {left}"
 
 
+_RECORDS = sorted([*(ROOT / "docs" / "results").rglob("config.json"),
+                   *(ROOT / "docs" / "results").rglob("run.json")])
+
+
+@pytest.mark.parametrize("path", _RECORDS, ids=lambda p: str(p.relative_to(ROOT / "docs" / "results")))
+def test_every_committed_run_names_its_code_machine_and_end(path):
+    """Issue 52: each record gives a command, the code (its commit; for runs written before
+    runinfo, the commit main was at when it started, marked as inferred), a machine (or at least
+    the device, marked as not recorded) and a final status."""
+    data = json.loads(path.read_text())
+    runs = data.get("runs", []) if isinstance(data, dict) else []
+    for run in runs:
+        what = f"{path.relative_to(ROOT)}: {run.get('command', '')[:80]!r}"
+        assert run.get("command"), what
+        assert run.get("status") in runinfo.FINAL_STATUSES, f"{what}: status {run.get('status')!r}"
+        code = run.get("commit") or run.get("source_commit") or run.get("commit_before_start")
+        assert code or run.get("commit_note"), f"{what}: no commit"
+        if "commit_before_start" in run:
+            assert "not recorded" in run["commit_note"], what
+        assert run.get("machine") or run.get("cpu"), f"{what}: no machine"
+
+
 @pytest.mark.skipif(not (ROOT / ".git").exists(), reason="needs a git checkout")
 def test_a_copy_without_git_is_checked_by_its_package_digest():
     """A run on a lent machine (a copy without .git) names the commit it claims; the claim stands
