@@ -252,8 +252,10 @@ def forecasting() -> str:
             else:
                 if len(ran):  # the same run reached some horizons only: named, not mixed in
                     same_ids |= set(ran.run_id)
-                    notes.append(f"{shown} {label} in the same run, seed 0 at "
-                                 + ", ".join(f"h{h} {v:.4f}" for h, v in ran.groupby("horizon").mse.mean().items())
+                    at = ran.groupby("horizon").agg(mse=("mse", "mean"), seeds=("seed", "nunique"))
+                    notes.append(f"{shown} {label} in the same run (mean of its seeds) at "
+                                 + ", ".join(f"h{h} {r.mse:.4f} ({int(r.seeds)} seed{'s' if r.seeds > 1 else ''})"
+                                             for h, r in at.iterrows())
                                  + " (the other horizons not reached)")  # fmt: skip
                 rows, left = _peer_rows(old[(old.dataset == name) & (old.model == peer)], horizons,
                                         spec["budget"])  # fmt: skip
