@@ -256,13 +256,23 @@ def _alarm(seconds: float | None):
         yield
         return
 
+    message, fired = f"fit exceeded the time limit of {seconds:g} s", []
+
     def _raise(signum, frame):
-        raise TimeoutError(f"fit exceeded the time limit of {seconds:g} s")
+        fired.append(signum)
+        raise TimeoutError(message)
 
     old = signal.signal(signal.SIGALRM, _raise)
     signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
         yield
+    except Exception as err:
+        # where the alarm lands in compiled or library code (HIVE-COTE 2's numba TDE, joblib), the
+        # error that comes back may be another one, its cause chained or dropped: once the alarm
+        # has fired, it is the timeout whatever came back
+        if fired and not isinstance(err, TimeoutError):
+            raise TimeoutError(f"{message} ({type(err).__name__} where the alarm arrived)") from err
+        raise
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
@@ -400,24 +410,8 @@ def run_one(archive: str, name: str, model: str, seed: int, config: ClassifyBenc
     except KeyboardInterrupt:
         raise
     except Exception as err:  # a failed fit is a result: record it and go on
-        timeout = _timeout_cause(err)
-        if timeout is not None:  # the alarm arrived in compiled code, which raised another error
-            row.update(status="timeout", error=f"{timeout} ({type(err).__name__} from compiled code)"[:500])
-        else:
-            row.update(status="error", error=f"{type(err).__name__}: {err}"[:500])
+        row.update(status="error", error=f"{type(err).__name__}: {err}"[:500])
     return row
-
-
-def _timeout_cause(err: BaseException) -> TimeoutError | None:
-    """The :func:`_alarm`'s ``TimeoutError`` behind ``err``, or None. An alarm that arrives while
-    numba's compiled code runs (HIVE-COTE 2's TDE) comes back as a ``SystemError`` caused by it."""
-    seen = set()
-    while err is not None and id(err) not in seen:
-        if isinstance(err, TimeoutError):
-            return err
-        seen.add(id(err))
-        err = err.__cause__ or err.__context__
-    return None
 
 
 def _log_loss(est: Any, X: Any, y: np.ndarray) -> float:
