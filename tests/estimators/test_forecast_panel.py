@@ -328,3 +328,41 @@ def test_a_panel_anchor_weighs_each_series_by_its_seasonal_difference(monkeypatc
     seen.clear()
     TSForecaster(horizon=12, context_length=48, period=24, **FAST).fit(df[df.unique_id == "s0"].y.to_numpy())
     assert seen and all(w is None for w in seen)
+
+
+def test_a_long_frame_forecast_is_held_above_each_series_lowest_value():
+    """Fitted on a long frame without covariates, forecasts and their quantiles are held at or
+    above the lowest value of the rows read for each series (``series_low_`` for the fitted
+    ones, a batch window's own rows); the network and the anchor of ``predict_components`` are
+    not, and one series or covariates are never held."""
+    df = panel(lengths=(120, 150, 90))[["unique_id", "ds", "y"]]
+    model = TSForecaster(horizon=12, context_length=48, **FAST).fit(df)
+    np.testing.assert_allclose(model.series_low_[:, 0], df.groupby("unique_id").y.min().to_numpy())
+    # the forecast made the anchor's alone, three standardised units below each window's mean:
+    # below the lowest value of these rising ramps (their first value)
+    model.module_.set_anchor(np.zeros((12, 48)), np.full(12, -3.0))
+    model.module_.set_blend(0.0)
+    ramps = np.array([0.0, 100.0, 200.0])[:, None, None] + np.linspace(0.0, 5.0, 60)[None, :, None]
+    low = ramps.min(axis=1)[:, None, :]  # of every row given, the 12 before the context included
+    fitted_low = model.series_low_.copy()
+    model.series_low_ = None
+    raw, raw_fitted = model.predict(ramps), model.predict()
+    raw_q = model.predict_quantiles(ramps, alpha=(0.1, 0.9))
+    assert (raw < low).all() and (raw_q[..., 1] < low).any()  # unheld, they fall below
+    model.series_low_ = fitted_low
+    np.testing.assert_allclose(model.predict(ramps), np.maximum(raw, low))
+    np.testing.assert_allclose(model.predict_quantiles(ramps, alpha=(0.1, 0.9)),
+                               np.maximum(raw_q, low[..., None]))  # fmt: skip
+    held = model.predict()
+    floor = np.repeat(fitted_low[:, 0], 12)
+    assert (raw_fitted.y.to_numpy() < floor).any()
+    np.testing.assert_allclose(held.y.to_numpy(), np.maximum(raw_fitted.y.to_numpy(), floor))
+    new = df[df.unique_id == "s1"].assign(y=lambda d: d.y + 50.0)  # a series unseen in fit
+    assert (model.predict(y=new).y >= new.y.min()).all()
+    parts = model.predict_components(ramps)
+    np.testing.assert_allclose(parts["forecast"], model.predict(ramps), rtol=1e-5, atol=1e-4)
+    assert (parts["anchor"] < low).all()  # the parts stay as the anchor made them
+    assert TSForecaster(horizon=12, context_length=48, **FAST).fit(
+        df[df.unique_id == "s0"].y.to_numpy()).series_low_ is None  # fmt: skip
+    with_covariates = panel(lengths=(120, 150, 90))[["unique_id", "ds", "y", "temp"]]
+    assert TSForecaster(horizon=12, context_length=48, **FAST).fit(with_covariates).series_low_ is None

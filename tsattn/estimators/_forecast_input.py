@@ -27,8 +27,10 @@ __all__ = ["Contexts", "pack", "read_predict_input"]
 class Contexts:
     """Contexts ``(n, L, C + k)`` and future covariate rows ``(n, H, k_f)`` (None without any),
     unscaled, with each row's ``mean``/``scale`` ``(n, C + k)``, and how to format the output:
-    ``info`` (a single series' kind, ``{"kind": "long"}``, or None for a batch), and for long
-    frames the series ``ids``, ``last_stamps`` and ``step``."""
+    ``info`` (a single series' kind, ``{"kind": "long"}``, or None for a batch), for long
+    frames the series ``ids``, ``last_stamps`` and ``step``, and ``low (n, C)``: the lowest
+    target value of the rows read for each, the floor of its forecasts (None: not held; see
+    :func:`read_predict_input`)."""
 
     values: np.ndarray
     future: np.ndarray | None
@@ -38,6 +40,14 @@ class Contexts:
     ids: list | None = None
     last_stamps: list | None = None
     step: Any = None
+    low: np.ndarray | None = None
+
+    def hold(self, out: np.ndarray) -> np.ndarray:
+        """Forecasts ``(n, H, C[, q])`` in the series' units, held at or above ``low``."""
+        if self.low is None:
+            return out
+        low = self.low[:, None, :]
+        return np.maximum(out, low[..., None] if out.ndim == 4 else low)
 
     def scaled(self) -> np.ndarray:
         """The contexts in the per-series standardised units the network reads (``future`` is
@@ -61,17 +71,21 @@ class Contexts:
 
 
 def read_predict_input(est: Any, y: Any, X: Any) -> Contexts:
-    """``predict``'s ``y`` and ``X`` for the fitted forecaster ``est`` (see the module doc)."""
+    """``predict``'s ``y`` and ``X`` for the fitted forecaster ``est`` (see the module doc).
+    Where ``est`` holds its forecasts above each series' lowest value (``series_low_`` set: a
+    long frame without covariates), ``low`` is that of the rows read: the fitted series' own
+    (``series_low_``), each series' rows of a long ``y``, or each window of a batch."""
     ctx_len, horizon, c = est.context_length_, est.horizon, est.n_channels_
     future_names = [est.covariates_[j] for j in est.future_]
     k = len(est.covariates_)
     long_fit = est.input_kind_.get("kind") == "long"
+    held = getattr(est, "series_low_", None) is not None
     if y is None:
         mean, scale = est.series_mean_, est.series_scale_
         values = est.last_context_ if long_fit else est.last_context_[None]
         if long_fit:
             out = Contexts(values, None, mean, scale, {"kind": "long"}, est.series_ids_,
-                           est.last_stamps_, est.step_)  # fmt: skip
+                           est.last_stamps_, est.step_, est.series_low_ if held else None)  # fmt: skip
             return _long_future(out, X, future_names, est)
         out = Contexts(values, None, mean, scale, est.input_kind_)
         out.future = _one_future(est, X, future_names)
@@ -84,8 +98,9 @@ def read_predict_input(est: Any, y: Any, X: Any) -> Contexts:
         rows = [np.hstack([t, cv]) for t, cv in zip(panel.targets, panel.covariates, strict=False)]
         mean, scale = standardise(rows)
         values = np.stack([pad_left(r, ctx_len)[-ctx_len:] for r in rows])
+        low = np.stack([t.min(axis=0) for t in panel.targets]) if held else None
         out = Contexts(values, None, mean, scale, {"kind": "long"}, panel.ids,
-                       panel.last_stamps, panel.step)  # fmt: skip
+                       panel.last_stamps, panel.step, low)  # fmt: skip
         return _long_future(out, X, future_names, est)
     if getattr(y, "ndim", np.ndim(y)) == 2 and getattr(X, "ndim", np.ndim(X)) == 3:
         y = np.asarray(y, dtype=np.float64)[..., None]  # a batch of univariate windows (n, ctx)
@@ -93,6 +108,7 @@ def read_predict_input(est: Any, y: Any, X: Any) -> Contexts:
         contexts = series_io.as_windows(y, c, "y_context", type(est).__name__)
         series_io.check_length(contexts[0], ctx_len, 0, "y_context")
         length = contexts.shape[1]  # X's rows line up with y's, the horizon's after them
+        low = contexts.min(axis=1) if held else None  # every row given, not only the context
         contexts = contexts[:, -ctx_len:]
         future = None
         if k:
@@ -120,7 +136,7 @@ def read_predict_input(est: Any, y: Any, X: Any) -> Contexts:
         else:
             mean = np.repeat(est.series_mean_, len(contexts), axis=0)
             scale = np.repeat(est.series_scale_, len(contexts), axis=0)
-        return _scale_future(Contexts(contexts, future, mean, scale, None), est)
+        return _scale_future(Contexts(contexts, future, mean, scale, None, low=low), est)
     if long_fit:
         raise ValueError("this forecaster was fitted on a long frame: pass y as a long frame "
                          "(unique_id, ds, y ...) or a batch of windows (n, context_length, 1).")

@@ -100,6 +100,10 @@ class TSForecaster(PanelForecasting, WindowScores, ForecasterParams):
         they continue the training rows).
     period_ : steps per season of the seasonal anchor (1: none; also when the training rows are
         fewer than two seasons).
+    series_low_ : ndarray (n_series, n_channels), each fitted series' lowest value, at or above
+        which its forecasts and their quantiles are held (a series read at predict: its own
+        rows' lowest); None where they are not (one series, or covariates).
+        ``predict_components`` gives the network and the anchor unheld.
     interval_table_, interval_floor_, interval_source_ : the calibrated normalised errors.
     history_, best_round_, n_rounds_, round_steps_, n_steps_, max_steps_, interrupted_ : training
         record: a record of ``history_`` per validation round of ``round_steps_`` optimiser steps
@@ -122,6 +126,8 @@ class TSForecaster(PanelForecasting, WindowScores, ForecasterParams):
         for attribute in REMOVED_ATTRIBUTES:
             state.pop(attribute, None)
         state.setdefault("future_covariates", None)
+        if "module_" in state:  # fitted before forecasts were held: predicts as it did then
+            state.setdefault("series_low_", None)
         if isinstance(state.get("network_params_"), dict) and "context_length_" not in state:
             state["context_length_"] = int(state["network_params_"]["context_length"])
         if "channel_mean_" in state and "series_mean_" not in state:  # one series, no covariates
