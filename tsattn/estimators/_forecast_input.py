@@ -85,7 +85,7 @@ def read_predict_input(est: Any, y: Any, X: Any) -> Contexts:
         values = est.last_context_ if long_fit else est.last_context_[None]
         if long_fit:
             out = Contexts(values, None, mean, scale, {"kind": "long"}, est.series_ids_,
-                           est.last_stamps_, est.step_, est.series_low_ if held else None)  # fmt: skip
+                           est.last_stamps_, est.step_, getattr(est, "series_low_", None))  # fmt: skip
             return _long_future(out, X, future_names, est)
         out = Contexts(values, None, mean, scale, est.input_kind_)
         out.future = _one_future(est, X, future_names)
