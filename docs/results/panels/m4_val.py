@@ -11,8 +11,11 @@ The frequency (default Hourly) gives the horizon and ``m`` (:func:`tsattn.datase
 the anchor's ``period`` (``bench m4``'s, :data:`tsattn.benchmarks.m4_frequencies.SETTINGS`: Hourly
 24, Weekly 52; a JSON ``period`` overrides it). ``Weekly:40``: a panel of 40 of its series, drawn without replacement
 by numpy's generator seeded 0 (a smaller panel of the same kind). A JSON ``"save": "<file>.npz"``
-writes the held-out truth and the forecast and network alone (each ``(series, horizon)``) there,
-to score combinations of fits afterwards. ``"origin": 2`` holds out the horizon before the last
+writes the held-out truth and the forecast, network and anchor alone (each ``(series, horizon)``)
+there, with the seasonal naive forecasts (``snaive<m>``, at the competition's ``m`` and the
+anchor's period) and the same for the backtest window (``bt_*``: the model forecasting each
+series' last ``horizon`` fitted rows from the rows before them), to score combinations of fits and
+per-series rules afterwards. ``"origin": 2`` holds out the horizon before the last
 one (the last horizon dropped), a second validation origin.
 """
 
@@ -63,7 +66,19 @@ fit_s = time.time() - t0
 pred = model.predict().y.to_numpy().reshape(-1, H)
 net = model.predict_components()["network"].y.to_numpy().reshape(-1, H)
 if save:
-    np.savez_compressed(save, truth=truth, forecast=pred, network=net, scale=scale)
+    parts = model.predict_components()
+    extra = {"anchor": parts["anchor"].y.to_numpy().reshape(-1, H)}
+    # The backtest: the same model forecasting each series' last H fitted rows from the rows
+    # before them (a long frame at predict), the choice window of a per-series rule.
+    last = fit_rows.groupby("unique_id").tail(H)
+    before = fit_rows.drop(last.index)
+    bt = model.predict_components(y=before)
+    extra.update(bt_truth=last.y.to_numpy().reshape(-1, H),
+                 **{f"bt_{k}": v.y.to_numpy().reshape(-1, H) for k, v in bt.items()})
+    for m in sorted({M, params["period"]}):  # seasonal naive at each season, both windows
+        extra[f"snaive{m}"] = np.stack([np.resize(v[-m:], H) for v in series])
+        extra[f"bt_snaive{m}"] = np.stack([np.resize(v[:-H][-m:], H) for v in series])
+    np.savez_compressed(save, truth=truth, forecast=pred, network=net, scale=scale, **extra)
 snaive = np.stack([np.resize(v[-M:], H) for v in series])
 (s, m), (sn, mn), (ss, ms) = scores(pred), scores(net), scores(snaive)
 print(json.dumps(dict(frequency=info.frequency, n_series=len(series), kw={**params, **({"origin": origin} if origin > 1 else {})}, fit_s=round(fit_s, 1),
