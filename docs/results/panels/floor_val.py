@@ -33,32 +33,37 @@ def fit_rows(frequency: str, origin: int) -> list[np.ndarray]:
     return [g.y.to_numpy() for _, g in train.drop(held.index).groupby("unique_id")]
 
 
-for path in sys.argv[1:]:
-    frequency, seed, origin = Path(path).stem.split("_")
-    origin_n = int(origin[1:])
-    info = m4_info(frequency)
-    saved = np.load(path)
-    truth, forecast, scale = saved["truth"], saved["forecast"], saved["scale"]
-    rows = fit_rows(frequency, origin_n)
-    bench = np.stack([naive2(r, info.horizon, info.seasonal_period) for r in rows])
+def main(paths: list[str]) -> None:
+    for path in paths:
+        frequency, seed, origin = Path(path).stem.split("_")
+        origin_n = int(origin[1:])
+        info = m4_info(frequency)
+        saved = np.load(path)
+        truth, forecast, scale = saved["truth"], saved["forecast"], saved["scale"]
+        rows = fit_rows(frequency, origin_n)
+        bench = np.stack([naive2(r, info.horizon, info.seasonal_period) for r in rows])
 
-    def scores(pred: np.ndarray) -> tuple[float, float]:
-        return (float(np.mean(smape(truth, pred))),
-                float(np.mean(np.mean(np.abs(truth - pred), axis=1) / scale)))
+        def scores(pred: np.ndarray) -> tuple[float, float]:
+            return (float(np.mean(smape(truth, pred))),
+                    float(np.mean(np.mean(np.abs(truth - pred), axis=1) / scale)))
 
-    s2, m2 = scores(bench)
-    c = CONTEXT[frequency]
-    low = {"series": np.array([r.min() for r in rows]), "context": np.array([r[-c:].min() for r in rows])}
-    high = {"series": np.array([r.max() for r in rows]), "context": np.array([r[-c:].max() for r in rows])}
-    variants = {"none": forecast, "series": np.maximum(forecast, low["series"][:, None]),
-                "context": np.maximum(forecast, low["context"][:, None]),
-                "zero": np.maximum(forecast, 0.0),
-                "band_series": np.clip(forecast, low["series"][:, None], high["series"][:, None]),
-                "band_context": np.clip(forecast, low["context"][:, None], high["context"][:, None])}
-    out = {"frequency": frequency, "seed": int(seed[1:]), "origin": origin_n,
-           "naive2": [round(s2, 3), round(m2, 3)]}
-    for name, pred in variants.items():
-        s, m = scores(pred)
-        out[name] = {"smape": round(s, 3), "mase": round(m, 3), "owa": round(0.5 * (s / s2 + m / m2), 4)}
-    out["series_held"] = int((forecast < low["series"][:, None]).any(axis=1).sum())
-    print(json.dumps(out))
+        s2, m2 = scores(bench)
+        c = CONTEXT[frequency]
+        low = {"series": np.array([r.min() for r in rows]), "context": np.array([r[-c:].min() for r in rows])}
+        high = {"series": np.array([r.max() for r in rows]), "context": np.array([r[-c:].max() for r in rows])}
+        variants = {"none": forecast, "series": np.maximum(forecast, low["series"][:, None]),
+                    "context": np.maximum(forecast, low["context"][:, None]),
+                    "zero": np.maximum(forecast, 0.0),
+                    "band_series": np.clip(forecast, low["series"][:, None], high["series"][:, None]),
+                    "band_context": np.clip(forecast, low["context"][:, None], high["context"][:, None])}
+        out = {"frequency": frequency, "seed": int(seed[1:]), "origin": origin_n,
+               "naive2": [round(s2, 3), round(m2, 3)]}
+        for name, pred in variants.items():
+            s, m = scores(pred)
+            out[name] = {"smape": round(s, 3), "mase": round(m, 3), "owa": round(0.5 * (s / s2 + m / m2), 4)}
+        out["series_held"] = int((forecast < low["series"][:, None]).any(axis=1).sum())
+        print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
