@@ -366,3 +366,81 @@ def test_a_long_frame_forecast_is_held_above_each_series_lowest_value():
         df[df.unique_id == "s0"].y.to_numpy()).series_low_ is None  # fmt: skip
     with_covariates = panel(lengths=(120, 150, 90))[["unique_id", "ds", "y", "temp"]]
     assert TSForecaster(horizon=12, context_length=48, **FAST).fit(with_covariates).series_low_ is None
+
+
+def periodic_panel() -> pd.DataFrame:
+    """Two series that repeat a 24-step cycle exactly (the seasonal naive forecast is exact on
+    them) and a noisy one, of different lengths and levels."""
+    rng = np.random.default_rng(1)
+    cycle = rng.standard_normal(24)
+    frames = []
+    for i, (n, noise) in enumerate(((240, 0.0), (216, 0.0), (240, 1.0))):
+        y = 10.0 * (i + 1) + np.tile(cycle, n // 24) + noise * rng.standard_normal(n)
+        frames.append(pd.DataFrame({"unique_id": f"s{i}", "ds": np.arange(n) + 1, "y": y}))
+    return pd.concat(frames, ignore_index=True)
+
+
+def test_a_long_frame_forecast_is_chosen_per_series_on_its_last_horizon(monkeypatch):
+    """Fitted on a long frame without covariates, a series whose seasonal naive forecast erred
+    far less than the model's on its last horizon of rows is forecast by it (``series_choice_``,
+    the same choice for a long ``y`` from its own rows); the quantiles follow the chosen
+    forecast; a batch, one series and covariates keep the blend."""
+    from tsattn.estimators import _series_choice
+
+    df = periodic_panel()
+    model = TSForecaster(horizon=12, context_length=48, period=24, **FAST).fit(df)
+    assert model.series_choice_[:2].tolist() == [_series_choice.NAIVE] * 2
+    rows = [g.y.to_numpy() for _, g in df.groupby("unique_id")]
+    out = model.predict().y.to_numpy().reshape(3, 12)
+    for i in range(2):  # the last cycle continued: rows T - 24 .. T - 13
+        np.testing.assert_allclose(out[i], rows[i][-24:-12], rtol=1e-6)
+    np.testing.assert_allclose(model.predict(y=df).y.to_numpy().reshape(3, 12)[:2], out[:2],
+                               rtol=1e-6)  # fmt: skip
+    parts = model.predict_components()
+    np.testing.assert_allclose(parts["forecast"].y, model.predict().y)
+    assert not np.allclose(parts["network"].y.to_numpy().reshape(3, 12)[0], out[0], atol=1e-3)
+    low, high = model.predict_interval(coverage=0.8)
+    assert (low.y.to_numpy() <= out.ravel() + 1e-9).all() and (out.ravel() <= high.y.to_numpy() + 1e-9).all()
+    batch = np.stack([r[-48:] for r in rows])[..., None]  # windows: no rows to choose on
+    blend = model.predict_components(batch)["forecast"]
+    np.testing.assert_allclose(model.predict(batch), blend, rtol=1e-6)
+    assert not np.allclose(model.predict(batch)[0, :, 0], out[0], atol=1e-3)
+    # a model pickled before the choice (no series_choice_) loads and forecasts the blend
+    import pickle
+
+    state = pickle.loads(pickle.dumps(model))
+    del state.series_choice_
+    old = pickle.loads(pickle.dumps(state))
+    assert old.series_choice_ is None
+    np.testing.assert_allclose(old.predict().y, old.predict_components()["forecast"].y)
+    assert not np.allclose(old.predict().y.to_numpy().reshape(3, 12)[0], out[0], atol=1e-3)
+    # without the rule (a ratio nothing is below) every series keeps the blend
+    monkeypatch.setattr(_series_choice, "SWITCH_RATIO", 0.0)
+    plain = TSForecaster(horizon=12, context_length=48, period=24, **FAST).fit(df)
+    assert (plain.series_choice_ == _series_choice.BLEND).all()
+    assert not np.allclose(plain.predict().y.to_numpy().reshape(3, 12)[0], out[0], atol=1e-3)
+    monkeypatch.undo()
+    one = TSForecaster(horizon=12, context_length=48, period=24, **FAST).fit(rows[0])
+    assert one.series_choice_ is None
+    with_covariates = panel(lengths=(120, 150, 90))[["unique_id", "ds", "y", "temp"]]
+    assert TSForecaster(horizon=12, context_length=48, **FAST).fit(with_covariates).series_choice_ is None
+
+
+def test_the_series_choice_takes_the_best_candidate_below_the_ratio():
+    from tsattn.estimators import _series_choice as sc
+
+    r = sc.SWITCH_RATIO
+    truth = np.zeros((4, 3, 1))
+    blend = np.ones((4, 3, 1))
+    naive = np.array([0.6 * r, 1.1 * r, 0.1 * r, 0.0])[:, None, None] * np.ones((1, 3, 1))
+    anchor = np.array([0.8 * r, 1.2 * r, 0.05 * r, 0.0])[:, None, None] * np.ones((1, 3, 1))
+    usable = np.array([True, True, True, False])
+    choice = sc.choose(truth, blend, [(sc.NAIVE, naive, usable), (sc.ANCHOR, anchor, usable)])
+    # both below the ratio: the lower (naive); both above it: the blend; the anchor lower;
+    # the fourth series has no backtest
+    assert choice.tolist() == [sc.NAIVE, sc.BLEND, sc.ANCHOR, sc.BLEND]
+    contexts = np.arange(10.0)[None, :, None]
+    np.testing.assert_array_equal(sc.seasonal_naive(contexts, 4, 6)[0, :, 0], [6, 7, 8, 9, 6, 7])
+    out = sc.apply(np.array([sc.NAIVE, sc.LAST, sc.ANCHOR, sc.BLEND]), np.zeros((4, 6, 1)),
+                   np.full((4, 6, 1), -1.0), np.repeat(contexts, 4, axis=0), 4)  # fmt: skip
+    np.testing.assert_array_equal(out[..., 0], [[6, 7, 8, 9, 6, 7], [9] * 6, [-1] * 6, [0] * 6])

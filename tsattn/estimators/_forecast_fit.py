@@ -18,7 +18,7 @@ import pandas as pd
 import torch
 from sklearn.utils.validation import check_is_fitted
 
-from tsattn.estimators import _anchor, _intervals
+from tsattn.estimators import _anchor, _intervals, _series_choice
 from tsattn.estimators._covariate_anchor import fit_covariate_anchor
 from tsattn.estimators._forecast_input import Contexts, pack, read_predict_input
 from tsattn.estimators._panel import (
@@ -73,6 +73,11 @@ class PanelForecasting:
         valid_data = None if valid_windows is None else valid_windows.sample(MAX_ROUND_SAMPLES, rng)
         self._train(train_data, valid_data, seed, rng)
         self._calibrate(train_data, valid_windows, rng)
+        # A long frame without covariates: each series' forecast chosen on its last horizon
+        # (_series_choice; the network did not train on those rows, its validation tail).
+        self.series_choice_ = None
+        if self.series_low_ is not None:
+            self.series_choice_ = self._choose_series([r[:, : self.n_channels_] for r in data.rows])
         return self
 
     # ------------------------------------------------------------------ build
@@ -276,13 +281,81 @@ class PanelForecasting:
         ``alpha`` ``(n, horizon, C, len(alpha))`` quantiles, and the input read."""
         check_is_fitted(self, "module_")
         inp = read_predict_input(self, y, X)
-        net_in, contexts = self._network_input(inp)
-        out = self._predict_tensor(window_tensors(net_in, self.device_)).double().numpy()
-        out = self._unpack(out, len(contexts))
+        choice = self._choice(inp, y)
+        if choice is None:
+            net_in, contexts = self._network_input(inp)
+            out = self._predict_tensor(window_tensors(net_in, self.device_)).double().numpy()
+            out = self._unpack(out, len(contexts))
+        else:  # the quantiles below are around each series' chosen forecast
+            (out, _, anchor), contexts = self._parts(inp)
+            out = _series_choice.apply(choice, out, anchor, contexts, self.period_)
         if alpha is not None:
             out = _intervals.quantiles(out, contexts, self.interval_table_, self.interval_floor_,
                                        alpha)  # fmt: skip
         return inp.hold(inp.unscale(out, self.n_channels_)), inp
+
+    def _choice(self, inp: Contexts, y: Any) -> np.ndarray | None:
+        """Each series' chosen forecast (``series_choice_``'s codes) for the input read: the
+        fitted series' own, a long ``y``'s from each series' given rows, None for a batch (or a
+        model without the choice, or where every series keeps the blend)."""
+        if getattr(self, "series_choice_", None) is None or inp.info is None:
+            return None
+        choice = self.series_choice_ if y is None else self._choose_series(inp.rows)
+        return choice if choice.any() else None
+
+    def _choose_series(self, rows: list[np.ndarray]) -> np.ndarray:
+        """``(n,)`` codes of :mod:`._series_choice` for the series ``rows`` (each ``(T_i, C)``,
+        unscaled): the model, as it forecasts a long frame, forecasting each series' last
+        ``horizon`` rows from the rows before them, beside the seasonal naive forecast of
+        ``period_`` steps, the last value repeated and the anchor alone (held at the same
+        floor)."""
+        h, n = self.horizon, self.context_length_
+        usable = np.array([len(r) > h for r in rows])
+        before = [r[:-h] if ok else r for r, ok in zip(rows, usable, strict=True)]
+        truth = np.stack([r[-h:] if ok else np.zeros((h, r.shape[1]))
+                          for r, ok in zip(rows, usable, strict=True)])  # fmt: skip
+        mean, scale = standardise(before)
+        low = np.stack([b.min(axis=0) for b in before])
+        inp = Contexts(np.stack([pad_left(b, n)[-n:] for b in before]), None, mean, scale,
+                       {"kind": "long"}, low=low)  # fmt: skip
+        (forecast, _, anchor), contexts = self._parts(inp)
+
+        def unscaled(part):
+            return inp.hold(inp.unscale(part, self.n_channels_))
+
+        period = max(1, int(self.period_))
+        last = _series_choice.seasonal_naive(contexts, 1, h)
+        candidates = [(_series_choice.LAST, unscaled(last), usable)]
+        if 1 < period <= n:
+            has_season = usable & np.array([len(b) >= period for b in before])
+            naive = _series_choice.seasonal_naive(contexts, period, h)
+            candidates.append((_series_choice.NAIVE, unscaled(naive), has_season))
+        if anchor is not None:
+            candidates.append((_series_choice.ANCHOR, unscaled(anchor), usable))
+        return _series_choice.choose(truth, unscaled(forecast), candidates)
+
+    def _parts(self, inp: Contexts) -> tuple[list[np.ndarray | None], np.ndarray]:
+        """``([forecast, network, anchor], contexts)``: the blended forecast, the network's and
+        the anchor's (None without an anchor), each ``(n, horizon, C)`` in the standardised
+        units, for the input read ``inp`` (the same batches as :meth:`predict`, on the fit's
+        threads), and the scaled target contexts ``(n, L, C)``."""
+        net_in, contexts = self._network_input(inp)
+        data = window_tensors(net_in, self.device_)
+        size = self._predict_batch()
+        self.module_.eval()
+        chunks = []
+        with torch.inference_mode(), torch_threads(getattr(self, "n_threads_", None)):
+            for start in range(0, len(data), size):
+                with autocast(self.device_, self.precision):
+                    chunks.append(self.module_(data.x[start : start + size], parts=True))
+        parts = []
+        for k in range(3):
+            if chunks[0][k] is None:
+                parts.append(None)
+                continue
+            part = torch.cat([c[k].float() for c in chunks]).cpu().double().numpy()
+            parts.append(self._unpack(part, len(contexts)))
+        return parts, contexts
 
     def predict(self, y: Any = None, X: Any = None) -> Any:
         """Forecast the ``horizon`` steps after a context. ``y``: None, the end of every fitted
@@ -314,27 +387,23 @@ class PanelForecasting:
         """What the forecast is made of: ``{"forecast": ..., "network": ..., "anchor": ...}``, the
         forecast of :meth:`predict`, the network's alone and the anchor's alone (None without an
         anchor), each of :meth:`predict`'s kind; ``forecast = blend_ * network + (1 - blend_) *
-        anchor`` (held at or above each series' lowest value where ``series_low_`` is set), the
-        same numbers as :meth:`predict`'s (the same batches, on the fit's threads).
+        anchor`` (for a long frame without covariates, where ``series_choice_`` gives a series the
+        seasonal naive forecast or the anchor's, that one, and held at or above each series'
+        lowest value), the same numbers as :meth:`predict`'s (the same batches, on the fit's
+        threads).
         ``y`` and ``X`` as in :meth:`predict`."""
         check_is_fitted(self, "module_")
         inp = read_predict_input(self, y, X)
-        net_in, contexts = self._network_input(inp)
-        data = window_tensors(net_in, self.device_)
-        size = self._predict_batch()
-        self.module_.eval()
-        chunks = []
-        with torch.inference_mode(), torch_threads(getattr(self, "n_threads_", None)):
-            for start in range(0, len(data), size):
-                with autocast(self.device_, self.precision):
-                    chunks.append(self.module_(data.x[start : start + size], parts=True))
+        parts, contexts = self._parts(inp)
+        choice = self._choice(inp, y)
+        if choice is not None:
+            parts[0] = _series_choice.apply(choice, parts[0], parts[2], contexts, self.period_)
         out = {}
-        for k, name in enumerate(("forecast", "network", "anchor")):
-            if chunks[0][k] is None:
+        for name, part in zip(("forecast", "network", "anchor"), parts, strict=True):
+            if part is None:
                 out[name] = None
                 continue
-            part = torch.cat([c[k].float() for c in chunks]).cpu().double().numpy()
-            part = inp.unscale(self._unpack(part, len(contexts)), self.n_channels_)
+            part = inp.unscale(part, self.n_channels_)
             out[name] = inp.format(inp.hold(part) if name == "forecast" else part)
         return out
 

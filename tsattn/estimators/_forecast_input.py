@@ -28,9 +28,10 @@ class Contexts:
     """Contexts ``(n, L, C + k)`` and future covariate rows ``(n, H, k_f)`` (None without any),
     unscaled, with each row's ``mean``/``scale`` ``(n, C + k)``, and how to format the output:
     ``info`` (a single series' kind, ``{"kind": "long"}``, or None for a batch), for long
-    frames the series ``ids``, ``last_stamps`` and ``step``, and ``low (n, C)``: the lowest
+    frames the series ``ids``, ``last_stamps`` and ``step``, ``low (n, C)``: the lowest
     target value of the rows read for each, the floor of its forecasts (None: not held; see
-    :func:`read_predict_input`)."""
+    :func:`read_predict_input`), and for a long ``y`` each series' target ``rows`` as given
+    (``(T_i, C)``; the per-series choice's backtest reads them)."""
 
     values: np.ndarray
     future: np.ndarray | None
@@ -41,6 +42,7 @@ class Contexts:
     last_stamps: list | None = None
     step: Any = None
     low: np.ndarray | None = None
+    rows: list | None = None
 
     def hold(self, out: np.ndarray) -> np.ndarray:
         """Forecasts ``(n, H, C[, q])`` in the series' units, held at or above ``low``."""
@@ -100,7 +102,7 @@ def read_predict_input(est: Any, y: Any, X: Any) -> Contexts:
         values = np.stack([pad_left(r, ctx_len)[-ctx_len:] for r in rows])
         low = np.stack([t.min(axis=0) for t in panel.targets]) if held else None
         out = Contexts(values, None, mean, scale, {"kind": "long"}, panel.ids,
-                       panel.last_stamps, panel.step, low)  # fmt: skip
+                       panel.last_stamps, panel.step, low, list(panel.targets))  # fmt: skip
         return _long_future(out, X, future_names, est)
     if getattr(y, "ndim", np.ndim(y)) == 2 and getattr(X, "ndim", np.ndim(X)) == 3:
         y = np.asarray(y, dtype=np.float64)[..., None]  # a batch of univariate windows (n, ctx)

@@ -104,6 +104,11 @@ class TSForecaster(PanelForecasting, WindowScores, ForecasterParams):
         which its forecasts and their quantiles are held (a series read at predict: its own
         rows' lowest); None where they are not (one series, or covariates).
         ``predict_components`` gives the network and the anchor unheld.
+    series_choice_ : ndarray (n_series,) of each fitted series' forecast, chosen on its last
+        ``horizon`` rows (:mod:`._series_choice`): 0 the blend, 1 the seasonal naive forecast
+        (``period_`` steps), 2 the anchor alone, 3 the last value repeated (a series read at
+        predict: chosen on its own rows; a batch of windows keeps the blend); None where
+        ``series_low_`` is.
     interval_table_, interval_floor_, interval_source_ : the calibrated normalised errors.
     history_, best_round_, n_rounds_, round_steps_, n_steps_, max_steps_, interrupted_ : training
         record: a record of ``history_`` per validation round of ``round_steps_`` optimiser steps
@@ -126,8 +131,9 @@ class TSForecaster(PanelForecasting, WindowScores, ForecasterParams):
         for attribute in REMOVED_ATTRIBUTES:
             state.pop(attribute, None)
         state.setdefault("future_covariates", None)
-        if "module_" in state:  # fitted before forecasts were held: predicts as it did then
+        if "_module_state" in state:  # fitted before forecasts were held or chosen: as then
             state.setdefault("series_low_", None)
+            state.setdefault("series_choice_", None)
         if isinstance(state.get("network_params_"), dict) and "context_length_" not in state:
             state["context_length_"] = int(state["network_params_"]["context_length"])
         if "channel_mean_" in state and "series_mean_" not in state:  # one series, no covariates
