@@ -122,6 +122,7 @@ def test_tsattn_rows_record_what_the_model_did_and_its_errors_per_step(tmp_path)
     y_ctx, x_win, y_true = (np.ascontiguousarray(a) for a in data.windows("test"))
     parts = g.predict_components(y_ctx, X=x_win)
     assert res.loc["tsattn", "blend"] == g.blend_ and res.loc["tsattn", "anchor"] == g.anchor_
+    assert np.isnan(res.loc["tsattn", "switched"])  # one series with covariates: no choice
     for name, prefix in (("network", "net"), ("anchor", "anchor")):
         err = parts[name][..., 0] - y_true
         assert res.loc["tsattn", f"{prefix}_mse"] == pytest.approx(np.mean(err**2), rel=1e-12)

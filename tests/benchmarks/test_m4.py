@@ -291,6 +291,8 @@ def test_tsattn_rows_record_what_the_model_did_and_its_errors_per_step(tmp_path,
     parts = f.predict_components()
     assert res.loc["tsattn", "blend"] == pytest.approx(f.blend_, rel=1e-12)  # through the CSV's digits
     assert res.loc["tsattn", "anchor"] == f.anchor_
+    assert res.loc["tsattn", "switched"] == np.count_nonzero(f.series_choice_)
+    assert np.isnan(res.loc["naive2", "switched"])
     for name, prefix in (("network", "net"), ("anchor", "anchor")):
         s = score_forecasts(fit, target, parts[name], 24)
         assert res.loc["tsattn", [f"{prefix}_smape", f"{prefix}_mase"]].tolist() == pytest.approx(

@@ -35,15 +35,18 @@ BOUNDS = {"lo95": 0.025, "lo80": 0.1, "hi80": 0.9, "hi95": 0.975}
 
 #: What the reports say of the columns :class:`Parts` adds to the ``tsattn`` rows.
 PARTS_NOTE = ("`blend`: the fitted `blend_`, the network's share in the forecast (`forecast = blend * network "
-              "+ (1 - blend) * anchor`); `anchor`: the fitted `anchor_`; `net_*` and `anchor_*`: the scores of "
+              "+ (1 - blend) * anchor`); `anchor`: the fitted `anchor_`; `switched`: the series whose forecast "
+              "`series_choice_` took from another (the seasonal naive, the last value or the anchor alone; "
+              "empty where the model makes no such choice); `net_*` and `anchor_*`: the scores of "
               "the network alone and of the anchor alone (`predict_components`) on the same targets; "
               "means over seeds. Errors per horizon step: `horizon/`.\n\n")  # fmt: skip
 
 
 def part_columns(metrics: list[str]) -> list[str]:
     """The result columns :meth:`Parts.scores` fills for the score columns ``metrics``: ``blend``,
-    ``anchor``, then ``net_<metric>`` and ``anchor_<metric>`` (empty in other models' rows)."""
-    return ["blend", "anchor"] + [f"{p}_{m}" for p in ("net", "anchor") for m in metrics]
+    ``anchor``, ``switched``, then ``net_<metric>`` and ``anchor_<metric>`` (empty in other
+    models' rows)."""
+    return ["blend", "anchor", "switched"] + [f"{p}_{m}" for p in ("net", "anchor") for m in metrics]
 
 
 @dataclass
@@ -51,13 +54,16 @@ class Parts:
     """What a fitted ``TSForecaster`` did (:meth:`~tsattn.TSForecaster.predict_components`): its
     ``forecast`` (:meth:`~tsattn.TSForecaster.predict`'s, bit for bit), the ``network``'s forecast
     alone and the ``anchor``'s alone (None without an anchor), each of ``predict``'s kind; the
-    fitted ``blend`` (``blend_``) and ``anchor_name`` (``anchor_``, ``"none"`` without one)."""
+    fitted ``blend`` (``blend_``) and ``anchor_name`` (``anchor_``, ``"none"`` without one); and
+    ``switched``, the fitted series given another forecast than the blend (``series_choice_``;
+    NaN where the model makes no such choice or ``y`` is given)."""
 
     forecast: Any
     network: Any
     anchor: Any | None
     blend: float
     anchor_name: str
+    switched: float = np.nan
 
     @classmethod
     def of(cls, model: Any, y: Any = None, X: Any = None) -> Parts:
@@ -65,7 +71,9 @@ class Parts:
         forward pass."""
         c = model.predict_components(y, X)
         name = "none" if model.anchor_ is None else str(model.anchor_)
-        return cls(c["forecast"], c["network"], c["anchor"], float(model.blend_), name)
+        choice = getattr(model, "series_choice_", None)
+        switched = np.nan if choice is None or y is not None else float(np.count_nonzero(choice))
+        return cls(c["forecast"], c["network"], c["anchor"], float(model.blend_), name, switched)
 
     def map(self, fn: Callable[[Any], Any]) -> Parts:
         """These parts with ``fn`` applied to each forecast (e.g. to pick a channel)."""
@@ -73,10 +81,10 @@ class Parts:
         return replace(self, forecast=fn(self.forecast), network=fn(self.network), anchor=anchor)
 
     def scores(self, score: Callable[[Any], dict[str, float]], metrics: list[str]) -> dict[str, Any]:
-        """The :func:`part_columns` of a result row: ``blend``, ``anchor``, and ``score``'s
+        """The :func:`part_columns` of a result row: ``blend``, ``anchor``, ``switched``, and ``score``'s
         ``metrics`` of the network alone (``net_``) and the anchor alone (``anchor_``; NaN
         without an anchor)."""
-        row: dict[str, Any] = {"blend": self.blend, "anchor": self.anchor_name}
+        row: dict[str, Any] = {"blend": self.blend, "anchor": self.anchor_name, "switched": self.switched}
         for prefix, pred in (("net", self.network), ("anchor", self.anchor)):
             got = score(pred) if pred is not None else {}
             row.update({f"{prefix}_{m}": got.get(m, np.nan) for m in metrics})
