@@ -20,11 +20,10 @@ from pathlib import Path
 import numpy as np
 
 from tsattn.benchmarks.m4_frequencies import SETTINGS
-from tsattn.benchmarks.m4_scores import naive2, smape
 from tsattn.datasets import m4_info
 
 sys.path.insert(0, str(Path(__file__).parent))
-from floor_val import fit_rows  # noqa: E402  (the same split as m4_val.py)
+from floor_val import SavedFit  # noqa: E402  (m4_val.py's split and files)
 
 RATIOS = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 
@@ -35,25 +34,12 @@ def mae(truth: np.ndarray, pred: np.ndarray) -> np.ndarray:
 
 results = []
 for path in sys.argv[1:]:
-    frequency, seed, origin = Path(path).stem.split("_")
-    origin_n = int(origin[1:])
+    fit = SavedFit.read(path)
+    frequency, saved, rows, owa = fit.frequency, fit.saved, fit.rows, fit.owa
     info = m4_info(frequency)
-    saved = np.load(path)
-    truth, forecast, scale = saved["truth"], saved["forecast"], saved["scale"]
-    rows = fit_rows(frequency, origin_n)
-    bench = np.stack([naive2(r, info.horizon, info.seasonal_period) for r in rows])
-
-    def scores(pred: np.ndarray) -> tuple[float, float]:
-        return float(np.mean(smape(truth, pred))), float(np.mean(mae(truth, pred) / scale))
-
-    s2, m2 = scores(bench)
-
-    def owa(pred: np.ndarray) -> dict:
-        s, m = scores(pred)
-        return {"smape": round(s, 3), "mase": round(m, 3), "owa": round(0.5 * (s / s2 + m / m2), 4)}
-
-    out = {"frequency": frequency, "seed": int(seed[1:]), "origin": origin_n,
-           "naive2": [round(s2, 3), round(m2, 3)], "none": owa(forecast)}
+    forecast = saved["forecast"]
+    out = {"frequency": frequency, "seed": fit.seed, "origin": fit.origin,
+           "naive2": [round(v, 3) for v in fit.naive2], "none": owa(forecast)}
     model_bt = mae(saved["bt_truth"], saved["bt_forecast"])
     low = np.array([r.min() for r in rows])[:, None]  # the library's floor, test and backtest
     bt_low = np.array([r[: -info.horizon].min() for r in rows])[:, None]

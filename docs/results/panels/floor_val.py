@@ -13,7 +13,9 @@ also held at or below the highest value).
 
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -33,21 +35,44 @@ def fit_rows(frequency: str, origin: int) -> list[np.ndarray]:
     return [g.y.to_numpy() for _, g in train.drop(held.index).groupby("unique_id")]
 
 
+@dataclass
+class SavedFit:
+    """One ``m4_val.py`` file read back: its frequency, seed and origin (from the name), the
+    saved arrays, each series' fitted rows and Naive2's sMAPE and MASE on the same split."""
+
+    frequency: str
+    seed: int
+    origin: int
+    saved: Any
+    rows: list[np.ndarray]
+    naive2: tuple[float, float]
+
+    @classmethod
+    def read(cls, path: str) -> "SavedFit":
+        frequency, seed, origin = Path(path).stem.split("_")
+        info = m4_info(frequency)
+        rows = fit_rows(frequency, int(origin[1:]))
+        fit = cls(frequency, int(seed[1:]), int(origin[1:]), np.load(path), rows, (0.0, 0.0))
+        bench = np.stack([naive2(r, info.horizon, info.seasonal_period) for r in rows])
+        fit.naive2 = fit.scores(bench)
+        return fit
+
+    def scores(self, pred: np.ndarray) -> tuple[float, float]:
+        """Mean sMAPE and MASE of ``pred (series, horizon)`` on the held-out truth."""
+        truth, scale = self.saved["truth"], self.saved["scale"]
+        return (float(np.mean(smape(truth, pred))),
+                float(np.mean(np.mean(np.abs(truth - pred), axis=1) / scale)))
+
+    def owa(self, pred: np.ndarray) -> dict:
+        """sMAPE, MASE and OWA against Naive2 of ``pred``, rounded as the rows keep them."""
+        (s, m), (s2, m2) = self.scores(pred), self.naive2
+        return {"smape": round(s, 3), "mase": round(m, 3), "owa": round(0.5 * (s / s2 + m / m2), 4)}
+
+
 def main(paths: list[str]) -> None:
     for path in paths:
-        frequency, seed, origin = Path(path).stem.split("_")
-        origin_n = int(origin[1:])
-        info = m4_info(frequency)
-        saved = np.load(path)
-        truth, forecast, scale = saved["truth"], saved["forecast"], saved["scale"]
-        rows = fit_rows(frequency, origin_n)
-        bench = np.stack([naive2(r, info.horizon, info.seasonal_period) for r in rows])
-
-        def scores(pred: np.ndarray) -> tuple[float, float]:
-            return (float(np.mean(smape(truth, pred))),
-                    float(np.mean(np.mean(np.abs(truth - pred), axis=1) / scale)))
-
-        s2, m2 = scores(bench)
+        fit = SavedFit.read(path)
+        frequency, rows, forecast = fit.frequency, fit.rows, fit.saved["forecast"]
         c = CONTEXT[frequency]
         low = {"series": np.array([r.min() for r in rows]), "context": np.array([r[-c:].min() for r in rows])}
         high = {"series": np.array([r.max() for r in rows]), "context": np.array([r[-c:].max() for r in rows])}
@@ -56,11 +81,10 @@ def main(paths: list[str]) -> None:
                     "zero": np.maximum(forecast, 0.0),
                     "band_series": np.clip(forecast, low["series"][:, None], high["series"][:, None]),
                     "band_context": np.clip(forecast, low["context"][:, None], high["context"][:, None])}
-        out = {"frequency": frequency, "seed": int(seed[1:]), "origin": origin_n,
-               "naive2": [round(s2, 3), round(m2, 3)]}
+        out = {"frequency": frequency, "seed": fit.seed, "origin": fit.origin,
+               "naive2": [round(v, 3) for v in fit.naive2]}
         for name, pred in variants.items():
-            s, m = scores(pred)
-            out[name] = {"smape": round(s, 3), "mase": round(m, 3), "owa": round(0.5 * (s / s2 + m / m2), 4)}
+            out[name] = fit.owa(pred)
         out["series_held"] = int((forecast < low["series"][:, None]).any(axis=1).sum())
         print(json.dumps(out))
 
