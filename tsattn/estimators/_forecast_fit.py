@@ -388,9 +388,9 @@ class PanelForecasting:
         forecast of :meth:`predict`, the network's alone and the anchor's alone (None without an
         anchor), each of :meth:`predict`'s kind; ``forecast = blend_ * network + (1 - blend_) *
         anchor`` (for a long frame without covariates, where ``series_choice_`` gives a series the
-        seasonal naive forecast or the anchor's, that one, and held at or above each series'
-        lowest value), the same numbers as :meth:`predict`'s (the same batches, on the fit's
-        threads).
+        seasonal naive forecast, the last value or the anchor's, that one, and held at or above
+        each series' lowest value), the same numbers as :meth:`predict`'s (the same batches, on
+        the fit's threads).
         ``y`` and ``X`` as in :meth:`predict`."""
         check_is_fitted(self, "module_")
         inp = read_predict_input(self, y, X)
