@@ -314,10 +314,7 @@ class PanelForecasting:
         before = [r[:-h] if ok else r for r, ok in zip(rows, usable, strict=True)]
         truth = np.stack([r[-h:] if ok else np.zeros((h, r.shape[1]))
                           for r, ok in zip(rows, usable, strict=True)])  # fmt: skip
-        mean, scale = standardise(before)
-        low = np.stack([b.min(axis=0) for b in before])
-        inp = Contexts(np.stack([pad_left(b, n)[-n:] for b in before]), None, mean, scale,
-                       {"kind": "long"}, low=low)  # fmt: skip
+        inp = Contexts.of_series(before, before, n, held=True)  # as predict reads a long y
         (forecast, _, anchor), contexts = self._parts(inp)
 
         def unscaled(part):

@@ -44,6 +44,18 @@ class Contexts:
     low: np.ndarray | None = None
     rows: list | None = None
 
+    @classmethod
+    def of_series(cls, series: list[np.ndarray], targets: list[np.ndarray], context_length: int,
+                  held: bool, **fields: Any) -> Contexts:  # fmt: skip
+        """A long frame's contexts from whole ``series`` (each ``(T_i, C + k)``): each standardised
+        by its own rows, its last ``context_length`` rows (left-padded); with ``held``, ``low`` the
+        lowest value of its target rows ``targets`` (each ``(T_i, C)``). ``fields``: the other
+        fields (``ids``, ``last_stamps``, ``step``, ``rows``)."""
+        mean, scale = standardise(series)
+        values = np.stack([pad_left(r, context_length)[-context_length:] for r in series])
+        low = np.stack([t.min(axis=0) for t in targets]) if held else None
+        return cls(values, None, mean, scale, {"kind": "long"}, low=low, **fields)
+
     def hold(self, out: np.ndarray) -> np.ndarray:
         """Forecasts ``(n, H, C[, q])`` in the series' units, held at or above ``low``."""
         if self.low is None:
@@ -98,11 +110,9 @@ def read_predict_input(est: Any, y: Any, X: Any) -> Contexts:
             raise ValueError(f"y's covariate columns {panel.covariate_names} differ from fit's "
                              f"{est.covariates_}; pass the same columns.")
         rows = [np.hstack([t, cv]) for t, cv in zip(panel.targets, panel.covariates, strict=False)]
-        mean, scale = standardise(rows)
-        values = np.stack([pad_left(r, ctx_len)[-ctx_len:] for r in rows])
-        low = np.stack([t.min(axis=0) for t in panel.targets]) if held else None
-        out = Contexts(values, None, mean, scale, {"kind": "long"}, panel.ids,
-                       panel.last_stamps, panel.step, low, list(panel.targets))  # fmt: skip
+        out = Contexts.of_series(rows, panel.targets, ctx_len, held, ids=panel.ids,
+                                 last_stamps=panel.last_stamps, step=panel.step,
+                                 rows=list(panel.targets))  # fmt: skip
         return _long_future(out, X, future_names, est)
     if getattr(y, "ndim", np.ndim(y)) == 2 and getattr(X, "ndim", np.ndim(X)) == 3:
         y = np.asarray(y, dtype=np.float64)[..., None]  # a batch of univariate windows (n, ctx)
