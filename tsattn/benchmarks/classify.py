@@ -244,7 +244,9 @@ def peak_rss(row: dict):
         yield
         return
     yield
-    row["peak_mb"] = round(status("VmHWM") - before, 1)
+    # the kernel updates its mark lazily (when memory is unmapped), so it can trail the RSS read
+    # on entry by a fraction of a MiB (-0.2 seen once under CI): the peak is at least that RSS
+    row["peak_mb"] = round(max(status("VmHWM"), before) - before, 1)
 
 
 @contextlib.contextmanager
