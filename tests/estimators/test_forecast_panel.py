@@ -444,3 +444,48 @@ def test_the_series_choice_takes_the_best_candidate_below_the_ratio():
     out = sc.apply(np.array([sc.NAIVE, sc.LAST, sc.ANCHOR, sc.BLEND]), np.zeros((4, 6, 1)),
                    np.full((4, 6, 1), -1.0), np.repeat(contexts, 4, axis=0), 4)  # fmt: skip
     np.testing.assert_array_equal(out[..., 0], [[6, 7, 8, 9, 6, 7], [9] * 6, [-1] * 6, [0] * 6])
+
+
+def test_a_positive_panel_is_forecast_on_the_log_scale():
+    """``target_transform='auto'`` takes the log scale for a long frame of positive series: every
+    output is ``exp()`` of the same model fitted on ``log(y)`` with ``target_transform=None``
+    (forecast, parts, quantiles, a long ``y``, a batch); one series, covariates and a panel with
+    a value at or below zero stay on their own scale; ``'log'`` there, or a non-positive ``y`` at
+    predict, is an error naming the series."""
+    df = panel()[["unique_id", "ds", "y"]].assign(y=lambda d: d.y + 50.0)  # every value > 0
+    model = TSForecaster(horizon=12, context_length=48, **FAST).fit(df)
+    assert model.target_transform_ == "log"
+    ref = TSForecaster(horizon=12, context_length=48, target_transform=None, **FAST).fit(
+        df.assign(y=np.log(df.y)))
+    assert ref.target_transform_ is None
+
+    def same(ours, theirs):
+        np.testing.assert_allclose(np.asarray(ours, dtype=float), np.exp(np.asarray(theirs, dtype=float)),
+                                   rtol=1e-6)  # fmt: skip
+
+    same(model.predict().y, ref.predict().y)
+    same(model.predict(y=df).y, ref.predict(y=df.assign(y=np.log(df.y))).y)
+    ours, theirs = model.predict_components(), ref.predict_components()
+    for name in ("forecast", "network", "anchor"):
+        same(ours[name].y, theirs[name].y)
+    q, q_ref = model.predict_quantiles(alpha=(0.1, 0.9)), ref.predict_quantiles(alpha=(0.1, 0.9))
+    same(q[[0.1, 0.9]], q_ref[[0.1, 0.9]])
+    windows = np.stack([df[df.unique_id == "s1"].y.to_numpy()[i : i + 48] for i in range(3)])[..., None]
+    same(model.predict(windows), ref.predict(np.log(windows)))
+    following = model.make_future_dataframe().assign(y=100.0)
+    expected = -np.mean((model.predict().y.to_numpy() - 100.0) ** 2)  # in the series' units
+    assert model.score(following) == pytest.approx(expected)
+    # not taken: a value at or below zero, covariates, one series
+    signed = panel()[["unique_id", "ds", "y"]]
+    assert signed.y.min() <= 0
+    kw = dict(horizon=12, context_length=48, **FAST)
+    assert TSForecaster(**kw).fit(signed).target_transform_ is None
+    covariates = panel().assign(y=lambda d: d.y + 50.0)[["unique_id", "ds", "y", "temp"]]
+    assert TSForecaster(**kw).fit(covariates).target_transform_ is None
+    assert TSForecaster(**kw).fit(df[df.unique_id == "s1"].y.to_numpy()).target_transform_ is None
+    with pytest.raises(ValueError, match=r"at or below zero .* in series 's0'"):
+        TSForecaster(target_transform="log", **kw).fit(signed)
+    with pytest.raises(ValueError, match=r"in series 's2'.*target_transform=None"):
+        model.predict(y=df.assign(y=np.where(df.unique_id == "s2", -1.0, df.y)))
+    with pytest.raises(ValueError, match="y_context has a value at or below zero"):
+        model.predict(-windows)

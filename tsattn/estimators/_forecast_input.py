@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from tsattn.estimators._log_scale import to_log
 from tsattn.estimators._panel import pad_left, read_covariates, standardise
 from tsattn.io import series as series_io
 from tsattn.io.checks import check_channels
@@ -88,8 +89,10 @@ def read_predict_input(est: Any, y: Any, X: Any) -> Contexts:
     """``predict``'s ``y`` and ``X`` for the fitted forecaster ``est`` (see the module doc).
     Where ``est`` holds its forecasts above each series' lowest value (``series_low_`` set: a
     long frame without covariates), ``low`` is that of the rows read: the fitted series' own
-    (``series_low_``), each series' rows of a long ``y``, or each window of a batch."""
+    (``series_low_``), each series' rows of a long ``y``, or each window of a batch. Where the
+    fit took the log scale (``target_transform_``), the targets given are read on it."""
     ctx_len, horizon, c = est.context_length_, est.horizon, est.n_channels_
+    log = getattr(est, "target_transform_", None) == "log"
     future_names = [est.covariates_[j] for j in est.future_]
     k = len(est.covariates_)
     long_fit = est.input_kind_.get("kind") == "long"
@@ -109,15 +112,18 @@ def read_predict_input(est: Any, y: Any, X: Any) -> Contexts:
         if panel.covariate_names != est.covariates_:
             raise ValueError(f"y's covariate columns {panel.covariate_names} differ from fit's "
                              f"{est.covariates_}; pass the same columns.")
-        rows = [np.hstack([t, cv]) for t, cv in zip(panel.targets, panel.covariates, strict=False)]
-        out = Contexts.of_series(rows, panel.targets, ctx_len, held, ids=panel.ids,
+        targets = to_log(panel.targets, c, "y", panel.ids) if log else list(panel.targets)
+        rows = [np.hstack([t, cv]) for t, cv in zip(targets, panel.covariates, strict=False)]
+        out = Contexts.of_series(rows, targets, ctx_len, held, ids=panel.ids,
                                  last_stamps=panel.last_stamps, step=panel.step,
-                                 rows=list(panel.targets))  # fmt: skip
+                                 rows=targets)  # fmt: skip
         return _long_future(out, X, future_names, est)
     if getattr(y, "ndim", np.ndim(y)) == 2 and getattr(X, "ndim", np.ndim(X)) == 3:
         y = np.asarray(y, dtype=np.float64)[..., None]  # a batch of univariate windows (n, ctx)
     if getattr(y, "ndim", np.ndim(y)) == 3:  # a batch of windows
         contexts = series_io.as_windows(y, c, "y_context", type(est).__name__)
+        if log:
+            contexts = to_log(contexts, c, "y_context")
         series_io.check_length(contexts[0], ctx_len, 0, "y_context")
         length = contexts.shape[1]  # X's rows line up with y's, the horizon's after them
         low = contexts.min(axis=1) if held else None  # every row given, not only the context
@@ -154,6 +160,8 @@ def read_predict_input(est: Any, y: Any, X: Any) -> Contexts:
                          "(unique_id, ds, y ...) or a batch of windows (n, context_length, 1).")
     values, info = series_io.as_series(y, "y_context")
     check_channels(values.shape[1], c, "y_context", type(est).__name__)
+    if log:
+        values = to_log(values, c, "y_context")
     if k:
         past = X
         if X is not None and len(X) == len(values) + horizon:  # the horizon's rows after

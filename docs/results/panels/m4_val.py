@@ -43,8 +43,7 @@ if n_series:
 params = {"period": SETTINGS[info.frequency].period, "random_state": 0,
           **(json.loads(args[0]) if args else {})}
 save = params.pop("save", None)
-origin = int(params.pop("origin", 1))
-log = bool(params.pop("log", False))  # fit on log(y), forecasts exp() back (positive series)  # 2: the horizon before the last one is held out instead
+origin = int(params.pop("origin", 1))  # 2: the horizon before the last one is held out instead
 if origin > 1:
     train = train.drop(train.groupby("unique_id").tail((origin - 1) * H).index).reset_index(drop=True)
 held = train.groupby("unique_id").tail(H)
@@ -62,11 +61,10 @@ def scores(pred: np.ndarray) -> tuple[float, float]:
 
 
 t0 = time.time()
-back = np.exp if log else (lambda v: v)
-model = TSForecaster(horizon=H, **params).fit(fit_rows.assign(y=np.log(fit_rows.y)) if log else fit_rows)
+model = TSForecaster(horizon=H, **params).fit(fit_rows)
 fit_s = time.time() - t0
-pred = back(model.predict().y.to_numpy().reshape(-1, H))
-net = back(model.predict_components()["network"].y.to_numpy().reshape(-1, H))
+pred = model.predict().y.to_numpy().reshape(-1, H)
+net = model.predict_components()["network"].y.to_numpy().reshape(-1, H)
 if save:
     parts = model.predict_components()
     extra = {"anchor": parts["anchor"].y.to_numpy().reshape(-1, H)}
@@ -83,8 +81,8 @@ if save:
     np.savez_compressed(save, truth=truth, forecast=pred, network=net, scale=scale, **extra)
 snaive = np.stack([np.resize(v[-M:], H) for v in series])
 (s, m), (sn, mn), (ss, ms) = scores(pred), scores(net), scores(snaive)
-print(json.dumps(dict(frequency=info.frequency, n_series=len(series), kw={**params, **({"origin": origin} if origin > 1 else {}), **({"log": True} if log else {})}, fit_s=round(fit_s, 1),
+print(json.dumps(dict(frequency=info.frequency, n_series=len(series), kw={**params, **({"origin": origin} if origin > 1 else {})}, fit_s=round(fit_s, 1),
                       steps=int(model.n_steps_), blend=round(model.blend_, 3),
-                      anchor=model.anchor_, smape=round(s, 3), mase=round(m, 3),
+                      anchor=model.anchor_, transform=getattr(model, "target_transform_", None), smape=round(s, 3), mase=round(m, 3),
                       net_smape=round(sn, 3), net_mase=round(mn, 3), snaive_smape=round(ss, 3),
                       snaive_mase=round(ms, 3))))
