@@ -446,46 +446,67 @@ def test_the_series_choice_takes_the_best_candidate_below_the_ratio():
     np.testing.assert_array_equal(out[..., 0], [[6, 7, 8, 9, 6, 7], [9] * 6, [-1] * 6, [0] * 6])
 
 
-def test_a_positive_panel_is_forecast_on_the_log_scale():
-    """``target_transform='auto'`` takes the log scale for a long frame of positive series: every
-    output is ``exp()`` of the same model fitted on ``log(y)`` with ``target_transform=None``
-    (forecast, parts, quantiles, a long ``y``, a batch); one series, covariates and a panel with
-    a value at or below zero stay on their own scale; ``'log'`` there, or a non-positive ``y`` at
-    predict, is an error naming the series."""
-    df = panel()[["unique_id", "ds", "y"]].assign(y=lambda d: d.y + 50.0)  # every value > 0
-    model = TSForecaster(horizon=12, context_length=48, **FAST).fit(df)
-    assert model.target_transform_ == "log"
-    ref = TSForecaster(horizon=12, context_length=48, target_transform=None, **FAST).fit(
-        df.assign(y=np.log(df.y)))
-    assert ref.target_transform_ is None
+def spiky_panel() -> pd.DataFrame:
+    """``panel()``'s four series lifted above zero (spanning less than a factor of 2), and a fifth
+    that idles at 1 with a spike to 40-60 each day (an order of magnitude and more)."""
+    df = panel()[["unique_id", "ds", "y"]].assign(y=lambda d: d.y + 50.0)
+    t = np.arange(140)
+    spikes = 1.0 + np.where(t % 24 == 20, 40.0 + 20.0 * np.random.default_rng(1).random(140), 0.0)
+    extra = pd.DataFrame({"unique_id": "s4", "ds": pd.date_range("2021-03-01", periods=140, freq="h"),
+                          "y": spikes})  # fmt: skip
+    return pd.concat([df, extra], ignore_index=True)
 
-    def same(ours, theirs):
-        np.testing.assert_allclose(np.asarray(ours, dtype=float), np.exp(np.asarray(theirs, dtype=float)),
-                                   rtol=1e-6)  # fmt: skip
+
+def test_spiky_series_are_forecast_on_the_log_scale():
+    """``target_transform='auto'`` reads a long frame's spiky positive series on the log scale:
+    every output is the same model fitted with ``target_transform=None`` on the frame with those
+    series' ``log(y)``, ``exp()`` back for them (forecast, parts, quantiles, a long ``y``, a
+    batch); ``'log'`` takes every series; one series, covariates and non-positive series stay on
+    their own scale; ``'log'`` of a non-positive value is an error naming the series."""
+    df = spiky_panel()
+    kw = dict(horizon=12, context_length=48, **FAST)
+    model = TSForecaster(**kw).fit(df)
+    assert model.log_series_.tolist() == [False] * 4 + [True]
+    spiky = df.unique_id == "s4"
+    logged = df.assign(y=np.where(spiky, np.log(df.y), df.y))
+    ref = TSForecaster(target_transform=None, **kw).fit(logged)
+    assert ref.log_series_ is None
+
+    def same(ours, theirs, n=5):
+        theirs = np.asarray(theirs, dtype=float).reshape(n, 12, -1).copy()
+        theirs[-1] = np.exp(theirs[-1])  # s4, the last series
+        np.testing.assert_allclose(np.asarray(ours, dtype=float).reshape(n, 12, -1), theirs, rtol=1e-6)
 
     same(model.predict().y, ref.predict().y)
-    same(model.predict(y=df).y, ref.predict(y=df.assign(y=np.log(df.y))).y)
+    same(model.predict(y=df).y, ref.predict(y=logged).y)
     ours, theirs = model.predict_components(), ref.predict_components()
     for name in ("forecast", "network", "anchor"):
         same(ours[name].y, theirs[name].y)
     q, q_ref = model.predict_quantiles(alpha=(0.1, 0.9)), ref.predict_quantiles(alpha=(0.1, 0.9))
     same(q[[0.1, 0.9]], q_ref[[0.1, 0.9]])
-    windows = np.stack([df[df.unique_id == "s1"].y.to_numpy()[i : i + 48] for i in range(3)])[..., None]
-    same(model.predict(windows), ref.predict(np.log(windows)))
+    def windows_of(frame):  # s1's and s4's last contexts, a batch
+        return np.stack([frame[frame.unique_id == i].y.to_numpy()[-48:] for i in ("s1", "s4")])[..., None]
+
+    windows = windows_of(df)
+    same(model.predict(windows), ref.predict(windows_of(logged)), n=2)
     following = model.make_future_dataframe().assign(y=100.0)
     expected = -np.mean((model.predict().y.to_numpy() - 100.0) ** 2)  # in the series' units
     assert model.score(following) == pytest.approx(expected)
+    every = TSForecaster(target_transform="log", **kw).fit(df)
+    assert every.log_series_.all()
     # not taken: a value at or below zero, covariates, one series
     signed = panel()[["unique_id", "ds", "y"]]
     assert signed.y.min() <= 0
-    kw = dict(horizon=12, context_length=48, **FAST)
-    assert TSForecaster(**kw).fit(signed).target_transform_ is None
-    covariates = panel().assign(y=lambda d: d.y + 50.0)[["unique_id", "ds", "y", "temp"]]
-    assert TSForecaster(**kw).fit(covariates).target_transform_ is None
-    assert TSForecaster(**kw).fit(df[df.unique_id == "s1"].y.to_numpy()).target_transform_ is None
+    assert TSForecaster(**kw).fit(pd.concat([signed, df[spiky]])).log_series_.tolist() == [False] * 4 + [True]
+    assert TSForecaster(**kw).fit(signed).log_series_ is None
+    covariates = spiky_panel().assign(temp=0.5)
+    assert TSForecaster(**kw).fit(covariates).log_series_ is None
+    assert TSForecaster(**kw).fit(df[spiky].y.to_numpy()).log_series_ is None
     with pytest.raises(ValueError, match=r"at or below zero .* in series 's0'"):
         TSForecaster(target_transform="log", **kw).fit(signed)
-    with pytest.raises(ValueError, match=r"in series 's2'.*target_transform=None"):
-        model.predict(y=df.assign(y=np.where(df.unique_id == "s2", -1.0, df.y)))
+    with pytest.raises(ValueError, match=r"in series 's2'.*target_transform='auto'"):
+        every.predict(y=df.assign(y=np.where(df.unique_id == "s2", -1.0, df.y)))
     with pytest.raises(ValueError, match="y_context has a value at or below zero"):
-        model.predict(-windows)
+        every.predict(-windows)
+    # 'auto' leaves a series it does not take on its own scale, at or below zero too
+    assert np.isfinite(model.predict(y=df.assign(y=np.where(df.unique_id == "s2", -1.0, df.y))).y).all()

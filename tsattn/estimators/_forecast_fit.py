@@ -69,13 +69,13 @@ class PanelForecasting:
         target); default the end of each series (``validation_fraction``)."""
         spec = self._validate()
         data = read_fit_input(y, X, y_val, type(self).__name__)
-        self.target_transform_ = _log_scale.resolve(
+        self.log_series_ = _log_scale.resolve(
             self.target_transform, data.rows, data.n_targets, data.ids,
-            bool(data.covariate_names))  # fmt: skip
-        if self.target_transform_ == "log":  # everything below on the log scale
-            data.rows = _log_scale.to_log(data.rows, data.n_targets, "y", data.ids)
-            if data.valid is not None:
-                data.valid = _log_scale.to_log(data.valid, data.n_targets, "y_val")
+            bool(data.covariate_names), self._resolve_context(data))  # fmt: skip
+        if self.log_series_ is not None:  # those series on the log scale from here on
+            data.rows = _log_scale.to_log(data.rows, data.n_targets, "y", self.log_series_, data.ids)
+            if data.valid is not None:  # one series
+                data.valid = _log_scale.to_log(data.valid, data.n_targets, "y_val", self.log_series_)
         train_data, valid_windows, seed, rng = self._build(data, spec)
         valid_data = None if valid_windows is None else valid_windows.sample(MAX_ROUND_SAMPLES, rng)
         self._train(train_data, valid_data, seed, rng)
@@ -299,12 +299,7 @@ class PanelForecasting:
         if alpha is not None:
             out = _intervals.quantiles(out, contexts, self.interval_table_, self.interval_floor_,
                                        alpha)  # fmt: skip
-        return self._natural(inp.hold(inp.unscale(out, self.n_channels_))), inp
-
-    def _natural(self, out: np.ndarray) -> np.ndarray:
-        """Forecasts in the series' units back from the log scale where the fit took it
-        (``target_transform_``)."""
-        return np.exp(out) if getattr(self, "target_transform_", None) == "log" else out
+        return _log_scale.natural(inp.hold(inp.unscale(out, self.n_channels_)), inp.log), inp
 
     def _choice(self, inp: Contexts, y: Any) -> np.ndarray | None:
         """Each series' chosen forecast (``series_choice_``'s codes) for the input read: the
@@ -413,7 +408,8 @@ class PanelForecasting:
                 out[name] = None
                 continue
             part = inp.unscale(part, self.n_channels_)
-            out[name] = inp.format(self._natural(inp.hold(part) if name == "forecast" else part))
+            part = inp.hold(part) if name == "forecast" else part
+            out[name] = inp.format(_log_scale.natural(part, inp.log))
         return out
 
     def predict_quantiles(self, y: Any = None, alpha: Any = (0.1, 0.5, 0.9), X: Any = None) -> Any:

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from tsattn.estimators._log_scale import to_log
+from tsattn.estimators._log_scale import series_mask, to_log
 from tsattn.estimators._panel import pad_left, read_covariates, standardise
 from tsattn.io import series as series_io
 from tsattn.io.checks import check_channels
@@ -32,7 +32,9 @@ class Contexts:
     frames the series ``ids``, ``last_stamps`` and ``step``, ``low (n, C)``: the lowest
     target value of the rows read for each, the floor of its forecasts (None: not held; see
     :func:`read_predict_input`), and for a long ``y`` each series' target ``rows`` as given
-    (``(T_i, C)``; the per-series choice's backtest reads them)."""
+    (``(T_i, C)``; the per-series choice's backtest reads them); ``log (n,)``: the rows read on
+    the log scale, their targets (``values``, ``low``, ``rows``) logarithms and their forecasts
+    ``exp()`` back (None: none)."""
 
     values: np.ndarray
     future: np.ndarray | None
@@ -44,6 +46,7 @@ class Contexts:
     step: Any = None
     low: np.ndarray | None = None
     rows: list | None = None
+    log: np.ndarray | None = None
 
     @classmethod
     def of_series(cls, series: list[np.ndarray], targets: list[np.ndarray], context_length: int,
@@ -90,9 +93,16 @@ def read_predict_input(est: Any, y: Any, X: Any) -> Contexts:
     Where ``est`` holds its forecasts above each series' lowest value (``series_low_`` set: a
     long frame without covariates), ``low`` is that of the rows read: the fitted series' own
     (``series_low_``), each series' rows of a long ``y``, or each window of a batch. Where the
-    fit took the log scale (``target_transform_``), the targets given are read on it."""
+    fit read series on the log scale (``log_series_``), so are the fitted ones, and the series or
+    windows given that its ``target_transform`` takes (:func:`._log_scale.series_mask`)."""
     ctx_len, horizon, c = est.context_length_, est.horizon, est.n_channels_
-    log = getattr(est, "target_transform_", None) == "log"
+    fitted_log = getattr(est, "log_series_", None)
+
+    def log_mask(rows: list[np.ndarray]) -> np.ndarray | None:
+        if fitted_log is None:
+            return None
+        mask = series_mask(est.target_transform, rows, c, ctx_len)
+        return mask if mask.any() else None
     future_names = [est.covariates_[j] for j in est.future_]
     k = len(est.covariates_)
     long_fit = est.input_kind_.get("kind") == "long"
@@ -102,9 +112,10 @@ def read_predict_input(est: Any, y: Any, X: Any) -> Contexts:
         values = est.last_context_ if long_fit else est.last_context_[None]
         if long_fit:
             out = Contexts(values, None, mean, scale, {"kind": "long"}, est.series_ids_,
-                           est.last_stamps_, est.step_, getattr(est, "series_low_", None))  # fmt: skip
+                           est.last_stamps_, est.step_, getattr(est, "series_low_", None),
+                           log=fitted_log)  # fmt: skip
             return _long_future(out, X, future_names, est)
-        out = Contexts(values, None, mean, scale, est.input_kind_)
+        out = Contexts(values, None, mean, scale, est.input_kind_, log=fitted_log)
         out.future = _one_future(est, X, future_names)
         return _scale_future(out, est)
     if is_long_frame(y):
@@ -112,18 +123,19 @@ def read_predict_input(est: Any, y: Any, X: Any) -> Contexts:
         if panel.covariate_names != est.covariates_:
             raise ValueError(f"y's covariate columns {panel.covariate_names} differ from fit's "
                              f"{est.covariates_}; pass the same columns.")
-        targets = to_log(panel.targets, c, "y", panel.ids) if log else list(panel.targets)
+        mask = log_mask(panel.targets)
+        targets = to_log(list(panel.targets), c, "y", mask, panel.ids)
         rows = [np.hstack([t, cv]) for t, cv in zip(targets, panel.covariates, strict=False)]
         out = Contexts.of_series(rows, targets, ctx_len, held, ids=panel.ids,
                                  last_stamps=panel.last_stamps, step=panel.step,
-                                 rows=targets)  # fmt: skip
+                                 rows=targets, log=mask)  # fmt: skip
         return _long_future(out, X, future_names, est)
     if getattr(y, "ndim", np.ndim(y)) == 2 and getattr(X, "ndim", np.ndim(X)) == 3:
         y = np.asarray(y, dtype=np.float64)[..., None]  # a batch of univariate windows (n, ctx)
     if getattr(y, "ndim", np.ndim(y)) == 3:  # a batch of windows
         contexts = series_io.as_windows(y, c, "y_context", type(est).__name__)
-        if log:
-            contexts = to_log(contexts, c, "y_context")
+        mask = log_mask(list(contexts))
+        contexts = to_log(contexts, c, "y_context", mask)
         series_io.check_length(contexts[0], ctx_len, 0, "y_context")
         length = contexts.shape[1]  # X's rows line up with y's, the horizon's after them
         low = contexts.min(axis=1) if held else None  # every row given, not only the context
@@ -154,14 +166,13 @@ def read_predict_input(est: Any, y: Any, X: Any) -> Contexts:
         else:
             mean = np.repeat(est.series_mean_, len(contexts), axis=0)
             scale = np.repeat(est.series_scale_, len(contexts), axis=0)
-        return _scale_future(Contexts(contexts, future, mean, scale, None, low=low), est)
+        return _scale_future(Contexts(contexts, future, mean, scale, None, low=low, log=mask), est)
     if long_fit:
         raise ValueError("this forecaster was fitted on a long frame: pass y as a long frame "
                          "(unique_id, ds, y ...) or a batch of windows (n, context_length, 1).")
     values, info = series_io.as_series(y, "y_context")
     check_channels(values.shape[1], c, "y_context", type(est).__name__)
-    if log:
-        values = to_log(values, c, "y_context")
+    values = to_log(values, c, "y_context", fitted_log)
     if k:
         past = X
         if X is not None and len(X) == len(values) + horizon:  # the horizon's rows after
@@ -173,7 +184,8 @@ def read_predict_input(est: Any, y: Any, X: Any) -> Contexts:
         cov, _ = read_covariates(past, len(values), info)
         values = np.hstack([values, cov])
     series_io.check_length(values, ctx_len, 0, "y_context")
-    out = Contexts(values[None, -ctx_len:], None, est.series_mean_, est.series_scale_, info)
+    out = Contexts(values[None, -ctx_len:], None, est.series_mean_, est.series_scale_, info,
+                   log=fitted_log)
     if future_names:
         if X is not None and len(X) == len(values) + horizon:
             tail = X.iloc[len(values):] if hasattr(X, "iloc") else np.asarray(X)[len(values):]

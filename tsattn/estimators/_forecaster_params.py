@@ -147,12 +147,15 @@ class ForecasterParams(BaseTSEstimator):
         "linear head only (``patch_stride_``); about twice the fit time."
     )
     target_transform: str | None = param(
-        "auto", [StrOptions(set(_log_scale.TRANSFORMS)), None], "The scale the series are "
-        "forecast on (``target_transform_``): ``'log'``, fitted on ``log(y)`` (positive targets) "
-        "and forecasts and quantiles ``exp()`` back, so that every part of the model sees "
-        "relative changes; None, the series' own. ``'auto'``: ``'log'`` for a long frame of two "
-        "series or more without covariates whose every target value is positive (on M4 Hourly "
-        "and Weekly validation OWA about 5% lower), else None (:mod:`tsattn.estimators._log_scale`)."
+        "auto", [StrOptions(set(_log_scale.TRANSFORMS)), None], "The scale each series is "
+        "forecast on (``log_series_``): ``'log'``, every series fitted on ``log(y)`` (positive "
+        "values) and its forecasts and quantiles ``exp()`` back, so that every part of the model "
+        "sees relative changes; None, the series' own. ``'auto'``: for a long frame of two series "
+        "or more without covariates, the log scale for each positive series whose last "
+        "``context_length_`` rows span an order of magnitude or more (a spiky series), the own "
+        "scale for the others and for one series or covariates "
+        "(:mod:`tsattn.estimators._log_scale`); a series or window given at predict is judged "
+        "on its own rows the same way."
     )
     loss: str = param(
         "mse", [StrOptions(set(LOSSES))], "Training loss on the standardised series: ``'mse'``, "

@@ -104,8 +104,8 @@ class TSForecaster(PanelForecasting, WindowScores, ForecasterParams):
         which its forecasts and their quantiles are held (a series read at predict: its own
         rows' lowest); None where they are not (one series, or covariates).
         ``predict_components`` gives the network and the anchor unheld.
-    target_transform_ : ``'log'`` where the model was fitted on the log of the targets (its
-        forecasts and quantiles ``exp()`` back; ``target_transform``), else None.
+    log_series_ : ndarray (n_series,) of bool, the fitted series read on the log scale (their
+        forecasts and quantiles ``exp()`` back; ``target_transform``), or None where none is.
     series_choice_ : ndarray (n_series,) of each fitted series' forecast, chosen on its last
         ``horizon`` rows (:mod:`._series_choice`): 0 the blend, 1 the seasonal naive forecast
         (``period_`` steps), 2 the anchor alone, 3 the last value repeated (a series read at
@@ -137,7 +137,7 @@ class TSForecaster(PanelForecasting, WindowScores, ForecasterParams):
         if "_module_state" in state:  # fitted before forecasts were held or chosen: as then
             state.setdefault("series_low_", None)
             state.setdefault("series_choice_", None)
-            state.setdefault("target_transform_", None)
+            state.setdefault("log_series_", None)
         if isinstance(state.get("network_params_"), dict) and "context_length_" not in state:
             state["context_length_"] = int(state["network_params_"]["context_length"])
         if "channel_mean_" in state and "series_mean_" not in state:  # one series, no covariates
