@@ -391,7 +391,8 @@ class PanelForecasting:
         """What the forecast is made of: ``{"forecast": ..., "network": ..., "anchor": ...}``, the
         forecast of :meth:`predict`, the network's alone and the anchor's alone (None without an
         anchor), each of :meth:`predict`'s kind; ``forecast = blend_ * network + (1 - blend_) *
-        anchor`` (for a long frame without covariates, where ``series_choice_`` gives a series the
+        anchor`` (of their logarithms, ``exp()`` back, for a series on the log scale,
+        ``log_series_``; for a long frame without covariates, where ``series_choice_`` gives a series the
         seasonal naive forecast, the last value or the anchor's, that one, and held at or above
         each series' lowest value), the same numbers as :meth:`predict`'s (the same batches, on
         the fit's threads).

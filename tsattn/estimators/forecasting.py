@@ -100,7 +100,8 @@ class TSForecaster(PanelForecasting, WindowScores, ForecasterParams):
         they continue the training rows).
     period_ : steps per season of the seasonal anchor (1: none; also when the training rows are
         fewer than two seasons).
-    series_low_ : ndarray (n_series, n_channels), each fitted series' lowest value, at or above
+    series_low_ : ndarray (n_series, n_channels), each fitted series' lowest value (its logarithm
+        for a series in ``log_series_``), at or above
         which its forecasts and their quantiles are held (a series read at predict: its own
         rows' lowest); None where they are not (one series, or covariates).
         ``predict_components`` gives the network and the anchor unheld.

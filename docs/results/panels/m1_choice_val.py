@@ -52,12 +52,16 @@ fit_s = time.time() - t0
 parts = {k: (None if v is None else v.y.to_numpy().reshape(-1, H))
          for k, v in model.predict_components().items()}  # fmt: skip
 blend = model.blend_ * parts["network"] + (1 - model.blend_) * parts["anchor"]
-blend = np.maximum(blend, model.series_low_[:, :1])
+logged = np.zeros(len(blend), dtype=bool) if model.log_series_ is None else model.log_series_
+if logged.any():  # the series read on the log scale blend the logarithms
+    blend[logged] = np.exp(model.blend_ * np.log(parts["network"][logged])
+                           + (1 - model.blend_) * np.log(parts["anchor"][logged]))
+blend = np.maximum(blend, np.where(logged, np.exp(model.series_low_[:, 0]), model.series_low_[:, 0])[:, None])
 naive = np.repeat(np.stack([r[-1:] for r in fit_rows]), H, axis=1)
 codes, counts = np.unique(model.series_choice_, return_counts=True)
 print(json.dumps(dict(set="M1 Yearly", n_series=len(series), origin=origin, kw=params,
                       fit_s=round(fit_s, 1), context=int(model.context_length_),
-                      blend=round(model.blend_, 3), anchor=model.anchor_,
+                      blend=round(model.blend_, 3), anchor=model.anchor_, log_series=int(logged.sum()),
                       choices={int(c): int(n) for c, n in zip(codes, counts, strict=True)},
                       chosen=scores(parts["forecast"]), held_blend=scores(blend),
                       network=scores(parts["network"]), naive=scores(naive))))

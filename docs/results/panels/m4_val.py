@@ -81,8 +81,9 @@ if save:
     np.savez_compressed(save, truth=truth, forecast=pred, network=net, scale=scale, **extra)
 snaive = np.stack([np.resize(v[-M:], H) for v in series])
 (s, m), (sn, mn), (ss, ms) = scores(pred), scores(net), scores(snaive)
+logged = getattr(model, "log_series_", None)  # the series read on the log scale
 print(json.dumps(dict(frequency=info.frequency, n_series=len(series), kw={**params, **({"origin": origin} if origin > 1 else {})}, fit_s=round(fit_s, 1),
                       steps=int(model.n_steps_), blend=round(model.blend_, 3),
-                      anchor=model.anchor_, transform=getattr(model, "target_transform_", None), smape=round(s, 3), mase=round(m, 3),
+                      anchor=model.anchor_, log_series=0 if logged is None else int(logged.sum()), smape=round(s, 3), mase=round(m, 3),
                       net_smape=round(sn, 3), net_mase=round(mn, 3), snaive_smape=round(ss, 3),
                       snaive_mase=round(ms, 3))))
