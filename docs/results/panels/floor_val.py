@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from tsattn.benchmarks.m4_frequencies import SETTINGS
 from tsattn.benchmarks.m4_scores import naive2, smape
 from tsattn.datasets import load_m4, m4_info
 
@@ -62,6 +63,27 @@ class SavedFit:
         truth, scale = self.saved["truth"], self.saved["scale"]
         return (float(np.mean(smape(truth, pred))),
                 float(np.mean(np.mean(np.abs(truth - pred), axis=1) / scale)))
+
+    def chosen(self, ratio: float = 0.5) -> np.ndarray:
+        """The saved (held) forecast with ``series_choice_``'s rule applied afterwards: the
+        seasonal naive forecast (the anchor's period), the last value or the anchor alone (held)
+        where the lowest of their backtest errors is below ``ratio`` times the forecast's."""
+        s, rows, h = self.saved, self.rows, self.saved["truth"].shape[1]
+        period = SETTINGS[m4_info(self.frequency).frequency].period
+        low = np.array([r.min() for r in rows])[:, None]
+        bt_low = np.array([r[:-h].min() for r in rows])[:, None]
+        candidates = [(s[f"snaive{period}"], s[f"bt_snaive{period}"],
+                       np.array([len(r) - h >= period for r in rows])),
+                      (np.stack([np.repeat(r[-1], h) for r in rows]),
+                       np.stack([np.repeat(r[-h - 1], h) for r in rows]), np.ones(len(rows), bool)),
+                      (np.maximum(s["anchor"], low), np.maximum(s["bt_anchor"], bt_low),
+                       np.ones(len(rows), bool))]  # fmt: skip
+        errors = np.stack([np.where(ok, np.mean(np.abs(s["bt_truth"] - bt), axis=1), np.inf)
+                           for _, bt, ok in candidates])  # fmt: skip
+        best = errors.argmin(axis=0)
+        switch = errors.min(axis=0) < ratio * np.mean(np.abs(s["bt_truth"] - s["bt_forecast"]), axis=1)
+        tests = np.stack([test for test, _, _ in candidates])
+        return np.where(switch[:, None], tests[best, np.arange(len(rows))], s["forecast"])
 
     def owa(self, pred: np.ndarray) -> dict:
         """sMAPE, MASE and OWA against Naive2 of ``pred``, rounded as the rows keep them."""
