@@ -293,6 +293,8 @@ def test_tsattn_rows_record_what_the_model_did_and_its_errors_per_step(tmp_path,
     assert res.loc["tsattn", "anchor"] == f.anchor_
     assert res.loc["tsattn", "switched"] == np.count_nonzero(f.series_choice_)
     assert np.isnan(res.loc["naive2", "switched"])
+    logged = res.loc["tsattn", "logged"]  # the series on the log scale, or empty where none is
+    assert (np.isnan(logged) and f.log_series_ is None) or logged == np.count_nonzero(f.log_series_)
     for name, prefix in (("network", "net"), ("anchor", "anchor")):
         s = score_forecasts(fit, target, parts[name], 24)
         assert res.loc["tsattn", [f"{prefix}_smape", f"{prefix}_mase"]].tolist() == pytest.approx(

@@ -37,16 +37,17 @@ BOUNDS = {"lo95": 0.025, "lo80": 0.1, "hi80": 0.9, "hi95": 0.975}
 PARTS_NOTE = ("`blend`: the fitted `blend_`, the network's share in the forecast (`forecast = blend * network "
               "+ (1 - blend) * anchor`); `anchor`: the fitted `anchor_`; `switched`: the series whose forecast "
               "`series_choice_` took from another (the seasonal naive, the last value or the anchor alone; "
-              "empty where the model makes no such choice); `net_*` and `anchor_*`: the scores of "
+              "empty where the model makes no such choice); `logged`: the series read on the log scale "
+              "(`log_series_`; empty where none is); `net_*` and `anchor_*`: the scores of "
               "the network alone and of the anchor alone (`predict_components`) on the same targets; "
               "means over seeds. Errors per horizon step: `horizon/`.\n\n")  # fmt: skip
 
 
 def part_columns(metrics: list[str]) -> list[str]:
     """The result columns :meth:`Parts.scores` fills for the score columns ``metrics``: ``blend``,
-    ``anchor``, ``switched``, then ``net_<metric>`` and ``anchor_<metric>`` (empty in other
-    models' rows)."""
-    return ["blend", "anchor", "switched"] + [f"{p}_{m}" for p in ("net", "anchor") for m in metrics]
+    ``anchor``, ``switched``, ``logged``, then ``net_<metric>`` and ``anchor_<metric>`` (empty in
+    other models' rows)."""
+    return ["blend", "anchor", "switched", "logged"] + [f"{p}_{m}" for p in ("net", "anchor") for m in metrics]
 
 
 @dataclass
@@ -56,7 +57,8 @@ class Parts:
     alone and the ``anchor``'s alone (None without an anchor), each of ``predict``'s kind; the
     fitted ``blend`` (``blend_``) and ``anchor_name`` (``anchor_``, ``"none"`` without one); and
     ``switched``, the fitted series given another forecast than the blend (``series_choice_``;
-    NaN where the model makes no such choice or ``y`` is given)."""
+    NaN where the model makes no such choice or ``y`` is given); ``logged``, the fitted series
+    read on the log scale (``log_series_``; NaN where none is or ``y`` is given)."""
 
     forecast: Any
     network: Any
@@ -64,6 +66,7 @@ class Parts:
     blend: float
     anchor_name: str
     switched: float = np.nan
+    logged: float = np.nan
 
     @classmethod
     def of(cls, model: Any, y: Any = None, X: Any = None) -> Parts:
@@ -73,7 +76,9 @@ class Parts:
         name = "none" if model.anchor_ is None else str(model.anchor_)
         choice = getattr(model, "series_choice_", None)
         switched = np.nan if choice is None or y is not None else float(np.count_nonzero(choice))
-        return cls(c["forecast"], c["network"], c["anchor"], float(model.blend_), name, switched)
+        log = getattr(model, "log_series_", None)
+        logged = np.nan if log is None or y is not None else float(np.count_nonzero(log))
+        return cls(c["forecast"], c["network"], c["anchor"], float(model.blend_), name, switched, logged)
 
     def map(self, fn: Callable[[Any], Any]) -> Parts:
         """These parts with ``fn`` applied to each forecast (e.g. to pick a channel)."""
@@ -81,10 +86,11 @@ class Parts:
         return replace(self, forecast=fn(self.forecast), network=fn(self.network), anchor=anchor)
 
     def scores(self, score: Callable[[Any], dict[str, float]], metrics: list[str]) -> dict[str, Any]:
-        """The :func:`part_columns` of a result row: ``blend``, ``anchor``, ``switched``, and ``score``'s
+        """The :func:`part_columns` of a result row: ``blend``, ``anchor``, ``switched``, ``logged``, and ``score``'s
         ``metrics`` of the network alone (``net_``) and the anchor alone (``anchor_``; NaN
         without an anchor)."""
-        row: dict[str, Any] = {"blend": self.blend, "anchor": self.anchor_name, "switched": self.switched}
+        row: dict[str, Any] = {"blend": self.blend, "anchor": self.anchor_name, "switched": self.switched,
+                               "logged": self.logged}
         for prefix, pred in (("net", self.network), ("anchor", self.anchor)):
             got = score(pred) if pred is not None else {}
             row.update({f"{prefix}_{m}": got.get(m, np.nan) for m in metrics})
