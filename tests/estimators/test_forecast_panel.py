@@ -510,3 +510,20 @@ def test_spiky_series_are_forecast_on_the_log_scale():
         every.predict(-windows)
     # 'auto' leaves a series it does not take on its own scale, at or below zero too
     assert np.isfinite(model.predict(y=df.assign(y=np.where(df.unique_id == "s2", -1.0, df.y))).y).all()
+
+
+def test_the_auto_rule_takes_swings_around_a_level_not_growth():
+    """``'auto'``'s rule (:func:`_log_scale.series_mask`): a series idling at 1 with spikes to 41
+    is taken; one that grew fiftyfold over its context, one that spans less than a factor of 10
+    and one with a value at or below zero are not; ``'log'`` takes every series."""
+    from tsattn.estimators import _log_scale
+
+    t = np.arange(120.0)
+    spikes = 1.0 + 40.0 * (t % 24 == 20)
+    growth = np.exp(np.linspace(0.0, np.log(50.0), 120))
+    narrow = 50.0 + 10.0 * np.sin(2 * np.pi * t / 24)
+    rows = [x[:, None] for x in (spikes, growth, narrow, spikes - 1.0)]
+    assert _log_scale.series_mask("auto", rows, 1, 96).tolist() == [True, False, False, False]
+    assert _log_scale.series_mask("log", rows, 1, 96).all()
+    # only the last context counts: the spikes before a flat context do not
+    assert not _log_scale.series_mask("auto", [np.r_[spikes, np.full(96, 5.0)][:, None]], 1, 96)[0]
