@@ -527,3 +527,8 @@ def test_the_auto_rule_takes_swings_around_a_level_not_growth():
     assert _log_scale.series_mask("log", rows, 1, 96).all()
     # only the last context counts: the spikes before a flat context do not
     assert not _log_scale.series_mask("auto", [np.r_[spikes, np.full(96, 5.0)][:, None]], 1, 96)[0]
+    # back from the log scale, a forecast is held at or below the context's top times its span
+    contexts = np.log([[1.0], [10.0]])[None]  # (1, L=2, C=1): top 10, span 10
+    out = _log_scale.natural(np.log([[[5.0], [50.0], [1e300]]]), np.array([True]), contexts)
+    np.testing.assert_allclose(out[0, :, 0], [5.0, 50.0, 100.0])
+    assert _log_scale.natural(np.zeros((1, 3, 1)), None, contexts).sum() == 0  # no series: as is

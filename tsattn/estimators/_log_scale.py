@@ -105,11 +105,16 @@ def to_log(rows: Any, n_targets: int, what: str, mask: np.ndarray | None,
     return np.stack(out) if isinstance(rows, np.ndarray) else out
 
 
-def natural(out: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
+def natural(out: np.ndarray, mask: np.ndarray | None, contexts: np.ndarray) -> np.ndarray:
     """Forecasts ``(n, H, C[, q])`` back to the series' units: ``exp()`` of the rows ``mask``
-    marks (None: none)."""
+    marks (None: none), each held at or below its context's highest value times its span (the
+    log of both from ``contexts (n, L, C)``, the targets as read on the log scale), so that a
+    network extrapolating far on the log scale cannot return an overflowing forecast."""
     if mask is None or not mask.any():
         return out
     out = out.copy()
-    out[mask] = np.exp(out[mask])
+    top, bottom = contexts[mask].max(axis=1), contexts[mask].min(axis=1)  # (m, C)
+    cap = (2 * top - bottom)[:, None, :]
+    part = out[mask]
+    out[mask] = np.exp(np.minimum(part, cap[..., None] if part.ndim == 4 else cap))
     return out
