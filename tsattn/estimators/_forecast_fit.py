@@ -299,8 +299,7 @@ class PanelForecasting:
         if alpha is not None:
             out = _intervals.quantiles(out, contexts, self.interval_table_, self.interval_floor_,
                                        alpha)  # fmt: skip
-        held = inp.hold(inp.unscale(out, self.n_channels_))
-        return _log_scale.natural(held, inp.log, inp.values[:, :, : self.n_channels_]), inp
+        return inp.natural(inp.hold(inp.unscale(out, self.n_channels_)), self.n_channels_), inp
 
     def _choice(self, inp: Contexts, y: Any) -> np.ndarray | None:
         """Each series' chosen forecast (``series_choice_``'s codes) for the input read: the
@@ -411,7 +410,7 @@ class PanelForecasting:
                 continue
             part = inp.unscale(part, self.n_channels_)
             part = inp.hold(part) if name == "forecast" else part
-            out[name] = inp.format(_log_scale.natural(part, inp.log, inp.values[:, :, : self.n_channels_]))
+            out[name] = inp.format(inp.natural(part, self.n_channels_))
         return out
 
     def predict_quantiles(self, y: Any = None, alpha: Any = (0.1, 0.5, 0.9), X: Any = None) -> Any:

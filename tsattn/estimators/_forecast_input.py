@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from tsattn.estimators._log_scale import series_mask, to_log
+from tsattn.estimators._log_scale import natural, series_mask, to_log
 from tsattn.estimators._panel import pad_left, read_covariates, standardise
 from tsattn.io import series as series_io
 from tsattn.io.checks import check_channels
@@ -66,6 +66,11 @@ class Contexts:
             return out
         low = self.low[:, None, :]
         return np.maximum(out, low[..., None] if out.ndim == 4 else low)
+
+    def natural(self, out: np.ndarray, n_targets: int) -> np.ndarray:
+        """Forecasts ``(n, H, C[, q])`` in the series' units back from the log scale for the rows
+        ``log`` marks (:func:`._log_scale.natural`, bounded by their contexts)."""
+        return natural(out, self.log, self.values[:, :, :n_targets])
 
     def scaled(self) -> np.ndarray:
         """The contexts in the per-series standardised units the network reads (``future`` is

@@ -64,15 +64,13 @@ def resolve(option: str | None, rows: list[np.ndarray], n_targets: int, ids: lis
             covariates: bool, context_length: int) -> np.ndarray | None:  # fmt: skip
     """``log_series_``: the fitted series (``rows``, each ``(T_i, n_targets + k)``; ``ids``: a
     long frame's series, None for one series) read on the log scale, or None where none is.
-    ``'log'`` asked of a series with a value at or below zero is an error naming it."""
+    (``'log'`` of a series with a value at or below zero fails in :func:`to_log`.)"""
     if option is None:
         return None
     if option == "auto" and (ids is None or len(rows) < 2 or covariates):
         return None
     mask = series_mask(option, rows, n_targets, context_length)
-    if option == "log":
-        to_log(rows, n_targets, "y", mask, ids)  # raises, naming the first bad series
-    return mask if mask.any() else None
+    return mask if mask.any() else None  # 'log' of a non-positive value: to_log's error
 
 
 def to_log(rows: Any, n_targets: int, what: str, mask: np.ndarray | None,
