@@ -206,13 +206,18 @@ def test_pack_and_covariate_windows_hide_what_is_not_known():
     assert data.y[torch.tensor([1])][0, :, 0].tolist() == [12.0, 15.0]
 
 
-def test_covariate_network_reads_only_the_known_rows():
+SMALL_NET = dict(attention="softmax", d_model=16, n_heads=2, n_layers=1, dim_feedforward=16,
+                 dropout=0.0, attention_dropout=0.0, norm="layer")
+
+
+@pytest.mark.parametrize("decoder", [False, True])
+def test_covariate_network_reads_only_the_known_rows(decoder):
     torch.manual_seed(0)
     net = CovariateForecaster(24, 6, n_covariates=2, future=(0,), patch_len=4, anchor=True,
-                              attention="softmax", d_model=16, n_heads=2, n_layers=1,
-                              dim_feedforward=16, dropout=0.0, attention_dropout=0.0,
-                              norm="layer")  # fmt: skip
+                              decoder=decoder, **SMALL_NET)  # fmt: skip
     torch.nn.init.normal_(net.future_map.weight)
+    if decoder:
+        torch.nn.init.normal_(net.decoder.mlp[-1].weight)
     net.eval()
     x = torch.randn(3, 30, 3)
     base = net(x)
@@ -223,6 +228,45 @@ def test_covariate_network_reads_only_the_known_rows():
     seen = x.clone()
     seen[:, 24:, 1] += 1.0
     assert not torch.allclose(net(seen), base)
+
+
+def test_the_temporal_decoder_starts_from_the_network_without_it_and_answers_non_linearly():
+    kw = dict(n_covariates=2, future=(0,), patch_len=4, anchor=False, **SMALL_NET)
+    torch.manual_seed(0)
+    plain = CovariateForecaster(24, 6, **kw).eval()
+    net = CovariateForecaster(24, 6, decoder=True, **kw).eval()
+    missing, unexpected = net.load_state_dict(plain.state_dict(), strict=False)
+    assert not unexpected and missing and all(k.startswith("decoder.") for k in missing)
+    x = torch.randn(3, 30, 3)
+    torch.testing.assert_close(net(x), plain(x))  # its last layer starts at zero
+    torch.nn.init.normal_(net.decoder.mlp[-1].weight)
+    load = [x.clone() for _ in range(3)]
+    for i, value in enumerate((0.0, 1.0, 2.0)):
+        load[i][:, 24:, 1] = value  # the future-known covariate's horizon rows
+    low, mid, high = (net(v) for v in load)
+    assert not torch.allclose(high - mid, mid - low)  # a linear map would give equal steps
+    lin = [plain(v) for v in load]
+    torch.testing.assert_close(lin[2] - lin[1], lin[1] - lin[0])
+
+
+def test_a_covariate_model_saved_before_the_temporal_decoder_loads_without_it():
+    import io
+
+    df = panel()
+    model = TSForecaster(horizon=6, context_length=24, future_covariates=["load_fc"], **FAST).fit(df)
+    assert model.network_params_["decoder"] is True and model.module_.decoder is not None
+    state = model.__getstate__()
+    weights = torch.load(io.BytesIO(state["_module_state"]), weights_only=True)
+    buffer = io.BytesIO()
+    torch.save({k: v for k, v in weights.items() if not k.startswith("decoder.")}, buffer)
+    state["_module_state"] = buffer.getvalue()
+    state["network_params_"] = {k: v for k, v in state["network_params_"].items() if k != "decoder"}
+    old = TSForecaster.__new__(TSForecaster)
+    old.__setstate__(state)  # as saved before the decoder
+    assert old.network_params_["decoder"] is False and old.module_.decoder is None
+    assert np.isfinite(old.predict(X=future_rows(old)).y).all()
+    past = TSForecaster(horizon=6, context_length=24, **FAST).fit(df)  # nothing known ahead
+    assert past.network_params_["decoder"] is False and past.module_.decoder is None
 
 
 def test_long_frame_reader_joins_covariates_and_names_misaligned_rows():

@@ -152,7 +152,8 @@ class PanelForecasting:
             self.network_params_ = dict(
                 context_length=int(n), horizon=int(h), n_covariates=len(self.covariates_),
                 future=list(self.future_), patch_len=self.patch_len_,
-                anchor=self.anchor is not None, **self._trunk_params(spec))  # fmt: skip
+                anchor=self.anchor is not None, decoder=bool(self.future_),
+                **self._trunk_params(spec))  # fmt: skip
         else:
             self.network_params_ = self._network_params(spec)
         return train_data, valid_windows, seed, rng

@@ -131,6 +131,8 @@ class TSForecaster(PanelForecasting, WindowScores, ForecasterParams):
             if "head_params" not in params and "head" in params:  # format 1: n_harm was flat
                 n_harm = params.pop("n_harm", None)
                 params["head_params"] = {"n_harm": n_harm} if params["head"] == "fourier" else {}
+            if "n_covariates" in params:  # saved before the temporal decoder: without it, as then
+                params.setdefault("decoder", False)
         for attribute in REMOVED_ATTRIBUTES:
             state.pop(attribute, None)
         state.setdefault("future_covariates", None)

@@ -8,7 +8,11 @@ instance-normalised (RevIN) and, with the covariates' context rows beside it, cu
 tokens that hold every column of their steps (the covariates as extra input channels of the
 patch tokens), encoded by the shared trunk with any registered attention, flattened and mapped
 linearly to the horizon; the future-known covariates' horizon rows enter that linear map too (the
-horizon's side of the network), so a forecast step reads the covariates known for it.
+horizon's side of the network), so a forecast step reads the covariates known for it. With
+``decoder`` a per-step MLP (TiDE's temporal decoder, Das et al. 2023, section 4.1) then corrects
+every step from that step's linear forecast, its future-known covariates, a few numbers the trunk
+gives for it and the context's level and swing: the answer to a covariate need not be a straight
+line (a price follows the merit order, a convex curve of the load).
 
 The fixed part it is blended with (:class:`CovariateAnchor`) is a linear model of the horizon on
 the target's and the covariates' context rows and the future covariates' horizon rows,
@@ -29,10 +33,12 @@ from tsattn.nn.forecasting.anchor import Blended
 from tsattn.nn.tokenizers import PatchTokenizer
 from tsattn.nn.trunk import EncoderTrunk
 
-__all__ = ["CovariateAnchor", "CovariateForecaster", "anchor_features"]
+__all__ = ["CovariateAnchor", "CovariateForecaster", "TemporalDecoder", "anchor_features"]
 
 #: Added to each window's variance in the instance normalisation (RevIN's).
 EPS = 1e-5
+#: The temporal decoder's numbers per horizon step from the trunk, and its hidden width.
+STEP_FEATURES, DECODER_HIDDEN = 4, 64
 
 
 def anchor_features(x: torch.Tensor, context_length: int, future: tuple[int, ...]) -> torch.Tensor:
@@ -78,6 +84,31 @@ class CovariateAnchor(nn.Module):
         return (features @ self.weight.to(x.dtype).T + self.bias.to(x.dtype))[..., None]
 
 
+class TemporalDecoder(nn.Module):
+    """A correction of each horizon step, one MLP shared by the steps (TiDE's temporal decoder):
+    ``mlp([out[h], fut[h], g[h], mean, log std])``, ``g (B, H, STEP_FEATURES)`` a linear map of the
+    trunk's flattened tokens, ``mean`` and ``std`` the target context's instance statistics. Its
+    last layer starts at zero, so training starts from the network without it."""
+
+    def __init__(self, flat: int, horizon: int, n_future: int, dropout: float) -> None:
+        super().__init__()
+        self.horizon = int(horizon)
+        self.steps = nn.Linear(flat, self.horizon * STEP_FEATURES)
+        self.mlp = nn.Sequential(nn.Linear(1 + n_future + STEP_FEATURES + 2, DECODER_HIDDEN),
+                                 nn.GELU(), nn.Dropout(dropout), nn.Linear(DECODER_HIDDEN, 1))  # fmt: skip
+        nn.init.zeros_(self.mlp[-1].weight)
+        nn.init.zeros_(self.mlp[-1].bias)
+
+    def forward(self, out: torch.Tensor, fut: torch.Tensor, h: torch.Tensor, mean: torch.Tensor,
+                std: torch.Tensor) -> torch.Tensor:  # fmt: skip
+        """``out (B, H, 1)`` (normalised), ``fut (B, H, f)``, ``h (B, n_tokens, d_model)``,
+        ``mean, std (B, 1, 1)`` -> the correction ``(B, H, 1)``."""
+        b = out.shape[0]
+        steps = self.steps(h.reshape(b, -1)).reshape(b, self.horizon, STEP_FEATURES)
+        stats = torch.cat([mean, torch.log(std)], dim=2).expand(b, self.horizon, 2)
+        return self.mlp(torch.cat([out, fut, steps, stats], dim=2))
+
+
 class CovariateForecaster(Blended, EncoderTrunk):
     """Packed windows ``(B, context_length + horizon, 1 + n_covariates)`` -> ``(B, horizon, 1)``.
 
@@ -89,11 +120,15 @@ class CovariateForecaster(Blended, EncoderTrunk):
     patch_len : steps per token.
     anchor : blend with a :class:`CovariateAnchor`: ``blend * network + (1 - blend) * anchor``,
         ``blend`` a buffer (1 until :meth:`set_blend`, so training sees the network alone).
+    decoder : the per-step MLP after the linear head (:class:`TemporalDecoder`); the estimator
+        builds it when some covariates are known for the horizon (False for networks saved
+        before it).
     **trunk : the trunk's parameters (:class:`~tsattn.nn.trunk.EncoderTrunk`), every one given.
     """
 
     def __init__(self, context_length: int, horizon: int, *, n_covariates: int,
-                 future: tuple[int, ...], patch_len: int, anchor: bool, **trunk: Any) -> None:  # fmt: skip
+                 future: tuple[int, ...], patch_len: int, anchor: bool, decoder: bool = False,
+                 **trunk: Any) -> None:  # fmt: skip
         future = tuple(int(f) for f in future)
         if any(not 0 <= f < n_covariates for f in future):
             raise ValueError(f"future covariate indices {future} must lie in [0, {n_covariates}).")
@@ -107,6 +142,8 @@ class CovariateForecaster(Blended, EncoderTrunk):
         if self.future_map is not None:  # training starts from the network without them
             nn.init.zeros_(self.future_map.weight)
             nn.init.zeros_(self.future_map.bias)
+        self.decoder = (TemporalDecoder(n_tokens * self.d_model, self.horizon, len(future),
+                                        self.dropout_rate) if decoder else None)  # fmt: skip
         self.anchor = (CovariateAnchor(self.context_length, self.horizon, self.n_covariates, future)
                        if anchor else None)  # fmt: skip
         self.register_buffer("blend", torch.ones(()))
@@ -128,9 +165,11 @@ class CovariateForecaster(Blended, EncoderTrunk):
         std = torch.sqrt(target.var(dim=1, keepdim=True) + EPS)
         h, _, _ = self.encode(torch.cat([(target - mean) / std, past], dim=2))
         out = self.head(h)
+        fut = x[:, n:, 1:][:, :, list(self.future)]  # (B, H, len(future))
         if self.future_map is not None:
-            fut = x[:, n:, 1:][:, :, list(self.future)].reshape(x.shape[0], -1)
-            out = out + self.future_map(fut)[..., None]
+            out = out + self.future_map(fut.reshape(x.shape[0], -1))[..., None]
+        if self.decoder is not None:
+            out = out + self.decoder(out, fut, h, mean, std)
         out = out * std + mean
         simple = None if self.anchor is None else self.anchor(x)
         blended = out if simple is None else self.blend * out + (1 - self.blend) * simple
