@@ -182,6 +182,8 @@ def test_calendar_settings_add_the_calendar_known_ahead_to_every_covariate_reade
     _, _, futr, exog = _nf_frames(cal, "val", "past+calendar", "nf:NHITS")
     assert exog == {"futr_exog": ["x2", "x3", "x4", "x5", "x6"], "hist_exog": ["x0", "x1"]}
     assert list(futr.columns) == ["unique_id", "ds", "x2", "x3", "x4", "x5", "x6"]
+    train, df, futr, exog = _nf_frames(cal, "val", "none", "nf:PatchTST")  # reads the price alone
+    assert futr is None and exog == {} and list(df.columns) == ["unique_id", "ds", "y"]
     path = tmp_path / "XX.csv"
     frame.to_csv(path, index=False)
     config = EPFBenchmark(models=["ridge", "tsattn"], settings=["past", "past+calendar"], split="val",

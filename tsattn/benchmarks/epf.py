@@ -193,7 +193,7 @@ def _nf_frames(data: EPFData, split: str, setting: str, model: str):
     ids = np.repeat(np.arange(w), c)
     df = pd.DataFrame({"unique_id": ids, "ds": np.tile(np.arange(c), w), "y": y_ctx.reshape(-1)})
     futr = None
-    known = [cov.index(name) for name in data.future(setting)]
+    known = [cov.index(name) for name in data.future(setting)] if reads else []  # PatchTST: 'none'
     futr_names = [names[i] for i in known]
     if reads:
         df[names] = x_win[:, :c].reshape(-1, len(cov))
