@@ -200,3 +200,14 @@ def test_the_command_offers_every_setting():
     for setting in SETTINGS:
         args = build_parser().parse_args(["bench", "epf", "--markets", "NP.csv", "--settings", setting])
         assert args.settings == [setting]
+
+
+def test_a_failure_a_rerun_mended_is_not_reported_as_failed():
+    from tsattn.benchmarks.panel_run import failures
+
+    keys = ["market", "model", "seed"]
+    rows = pd.DataFrame({"market": ["NP", "PJM", "NP", "BE"], "model": ["nf:PatchTST"] * 4,
+                         "seed": [0, 0, 0, 0], "status": ["error: A", "error: B", "ok", "ok"]})
+    section = "".join(failures(rows, keys))
+    assert "PJM" in section and "error: B" in section and "NP" not in section
+    assert failures(rows.iloc[2:], keys) == []

@@ -136,13 +136,13 @@ def coverage(y: Any, lower: Any, upper: Any) -> float:
 
 
 def failures(results: pd.DataFrame, keys: list[str]) -> list[str]:
-    """A report's section of the rows that did not end ``ok`` (the latest attempt of each
-    ``keys``), as markdown lines; none when every row is ok."""
-    errors = results[results["status"] != "ok"]
+    """A report's section of the ``keys`` whose latest attempt did not end ``ok`` (a failure a
+    rerun mended is not listed), as markdown lines; none when every latest attempt is ok."""
+    latest = results.drop_duplicates(keys, keep="last")
+    errors = latest[latest["status"] != "ok"][keys + ["status"]]
     if not len(errors):
         return []
-    latest = errors.drop_duplicates(keys, keep="last")[keys + ["status"]]
-    return ["\n## models that failed (latest attempt each)\n\n", markdown_table(latest)]
+    return ["\n## models that failed (latest attempt each)\n\n", markdown_table(errors)]
 
 
 def _git(*args: str) -> str:
