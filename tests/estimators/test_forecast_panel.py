@@ -490,6 +490,62 @@ def test_the_series_choice_takes_the_best_candidate_below_the_ratio():
     np.testing.assert_array_equal(out[..., 0], [[6, 7, 8, 9, 6, 7], [9] * 6, [-1] * 6, [0] * 6])
 
 
+def test_series_on_the_log_scale_take_their_own_share():
+    """Where some series of a long frame are read on the log scale and others not, the blend of
+    network and anchor is fitted for each side on its own validation windows (``log_blend_`` for
+    the log scale's, ``blend_`` for the others', :func:`_anchor.fit_blends`); every forecast of a
+    series or window on the log scale blends by ``log_blend_`` (of the logarithms), the others by
+    ``blend_``; None where no series, or every series, is on the log scale; a model saved
+    before it loads with one share, as then."""
+    from tsattn.estimators import _anchor
+
+    rng = np.random.default_rng(0)
+    net, anc, target = rng.normal(size=(3, 40, 6, 1))
+    group = np.arange(40) % 3 == 0
+    weights = rng.random(40) + 0.5
+    assert _anchor.fit_blends(net, anc, target, weights, group) == (
+        _anchor.fit_blend(net[~group], anc[~group], target[~group], weights[~group]),
+        _anchor.fit_blend(net[group], anc[group], target[group], weights[group]))
+
+    df = spiky_panel()
+    kw = dict(horizon=12, context_length=48, **FAST)
+    model = TSForecaster(**kw).fit(df)
+    assert model.log_series_.tolist() == [False] * 4 + [True]
+    assert 0.0 <= model.log_blend_ <= 1.0 and 0.0 <= model.blend_ <= 1.0
+
+    def blended(parts, log):  # (n, 12) forecasts of the shares, held by the caller
+        net, anc = (np.asarray(parts[k], dtype=float).reshape(len(log), 12) for k in ("network", "anchor"))
+        own = model.blend_ * net + (1 - model.blend_) * anc
+        on_log = np.exp(model.log_blend_ * np.log(net) + (1 - model.log_blend_) * np.log(anc))
+        return np.where(np.asarray(log)[:, None], on_log, own)
+
+    parts = {k: v.y for k, v in model.predict_components().items()}
+    low = model.series_low_[:, 0].copy()
+    low[4] = np.exp(low[4])
+    expected = np.maximum(blended(parts, model.log_series_), low[:, None])
+    kept = model.series_choice_ == 0  # the series that keep the blend
+    assert kept.any()
+    np.testing.assert_allclose(model.predict().y.to_numpy().reshape(5, 12)[kept], expected[kept], rtol=1e-6)
+    # a batch of windows, each judged on its own rows: s1's on its own scale, s4's on the log scale
+    windows = np.stack([df[df.unique_id == i].y.to_numpy()[-48:] for i in ("s1", "s4")])[..., None]
+    parts = {k: v[..., 0] for k, v in model.predict_components(windows).items()}
+    expected = np.maximum(blended(parts, [False, True]), windows.min(axis=1))
+    np.testing.assert_allclose(model.predict(windows)[..., 0], expected, rtol=1e-6)
+    # one share: every series on the log scale, or none
+    assert TSForecaster(target_transform="log", **kw).fit(df).log_blend_ is None
+    assert TSForecaster(target_transform=None, **kw).fit(df).log_blend_ is None
+    # a model saved before the shares: one share for every series, as then
+    state = model.__getstate__()
+    state.pop("log_blend_")
+    old = TSForecaster.__new__(TSForecaster)
+    old.__setstate__(state)
+    assert old.log_blend_ is None
+    parts = {k: v[..., 0] for k, v in old.predict_components(windows).items()}
+    model.log_blend_ = model.blend_  # the one share, in the expectation
+    expected = np.maximum(blended(parts, [False, True]), windows.min(axis=1))
+    np.testing.assert_allclose(old.predict(windows)[..., 0], expected, rtol=1e-6)
+
+
 def spiky_panel() -> pd.DataFrame:
     """``panel()``'s four series lifted above zero (spanning less than a factor of 2), and a fifth
     that idles at 1 with a spike to 40-60 each day (an order of magnitude and more)."""
@@ -505,14 +561,20 @@ def test_spiky_series_are_forecast_on_the_log_scale():
     """``target_transform='auto'`` reads a long frame's spiky positive series on the log scale:
     every output is the same model fitted with ``target_transform=None`` on the frame with those
     series' ``log(y)``, ``exp()`` back for them (forecast, parts, quantiles, a long ``y``, a
-    batch); ``'log'`` takes every series; one series, covariates and non-positive series stay on
-    their own scale; ``'log'`` of a non-positive value is an error naming the series."""
+    batch; without the anchor, whose share the log scale's series take apart from the others:
+    ``log_blend_``, tested below); with the anchor the network and the anchor alone are that
+    model's too; ``'log'`` takes every series; one series, covariates and non-positive series
+    stay on their own scale; ``'log'`` of a non-positive value is an error naming the series."""
     df = spiky_panel()
     kw = dict(horizon=12, context_length=48, **FAST)
-    model = TSForecaster(**kw).fit(df)
-    assert model.log_series_.tolist() == [False] * 4 + [True]
     spiky = df.unique_id == "s4"
     logged = df.assign(y=np.where(spiky, np.log(df.y), df.y))
+    anchored = TSForecaster(**kw).fit(df)
+    anchored_ref = TSForecaster(target_transform=None, **kw).fit(logged)
+    assert anchored.log_series_.tolist() == [False] * 4 + [True] and anchored.log_blend_ is not None
+    kw["anchor"] = None
+    model = TSForecaster(**kw).fit(df)
+    assert model.log_series_.tolist() == [False] * 4 + [True]
     ref = TSForecaster(target_transform=None, **kw).fit(logged)
     assert ref.log_series_ is None
 
@@ -524,7 +586,11 @@ def test_spiky_series_are_forecast_on_the_log_scale():
     same(model.predict().y, ref.predict().y)
     same(model.predict(y=df).y, ref.predict(y=logged).y)
     ours, theirs = model.predict_components(), ref.predict_components()
-    for name in ("forecast", "network", "anchor"):
+    assert ours["anchor"] is None and theirs["anchor"] is None
+    for name in ("forecast", "network"):
+        same(ours[name].y, theirs[name].y)
+    ours, theirs = anchored.predict_components(), anchored_ref.predict_components()
+    for name in ("network", "anchor"):
         same(ours[name].y, theirs[name].y)
     q, q_ref = model.predict_quantiles(alpha=(0.1, 0.9)), ref.predict_quantiles(alpha=(0.1, 0.9))
     same(q[[0.1, 0.9]], q_ref[[0.1, 0.9]])

@@ -353,7 +353,7 @@ def _parts_summary(g: pd.DataFrame, n2s: float, n2m: float) -> dict:
     if "blend" not in g or not g["blend"].notna().any():
         return {}
     out = {"blend": g["blend"].mean(), "anchor": anchor_names(g["anchor"])}
-    for column in ("switched", "logged"):
+    for column in ("log_blend", "switched", "logged"):
         if column in g and g[column].notna().any():
             out[column] = g[column].mean()
     for p in ("net", "anchor"):
@@ -383,11 +383,11 @@ def write_m4_report(out: Path, frequency: str | None = None) -> None:
              "split and run; _sd: the standard deviation over seeds (networks only; - for one seed).\n"]  # fmt: skip
     for split in table["split"].unique() if len(table) else []:
         t = table[table["split"] == split].sort_values("OWA")
-        main = t.drop(columns=["blend", "anchor", "switched", "logged",
+        main = t.drop(columns=["blend", "log_blend", "anchor", "switched", "logged",
                                *(c for c in PART_TABLE if c.startswith(("net_", "anchor_")))],
                       errors="ignore")  # fmt: skip
         lines += [f"\n## split: {split}\n\n", markdown_table(main)]
-        lines += parts_section(t, ["split", "model"], ["switched", "logged", *PART_TABLE])
+        lines += parts_section(t, ["split", "model"], ["log_blend", "switched", "logged", *PART_TABLE])
     source, rows, note = PUBLISHED[info.frequency]
     pub = pd.DataFrame(rows, columns=[f"published ({source})", "sMAPE", "MASE", "OWA"])
     lines += ["\n## published, test split (not run here)\n\n", markdown_table(pub)]

@@ -35,7 +35,8 @@ BOUNDS = {"lo95": 0.025, "lo80": 0.1, "hi80": 0.9, "hi95": 0.975}
 
 #: What the reports say of the columns :class:`Parts` adds to the ``tsattn`` rows.
 PARTS_NOTE = ("`blend`: the fitted `blend_`, the network's share in the forecast (`forecast = blend * network "
-              "+ (1 - blend) * anchor`); `anchor`: the fitted `anchor_`; `switched`: the series whose forecast "
+              "+ (1 - blend) * anchor`); `log_blend`: the fitted `log_blend_`, that share for the series on the log "
+              "scale (empty where they share `blend`); `anchor`: the fitted `anchor_`; `switched`: the series whose forecast "
               "`series_choice_` took from another (the seasonal naive, the last value or the anchor alone; "
               "empty where the model makes no such choice); `logged`: the series read on the log scale "
               "(`log_series_`; empty where none is); `net_*` and `anchor_*`: the scores of "
@@ -45,9 +46,9 @@ PARTS_NOTE = ("`blend`: the fitted `blend_`, the network's share in the forecast
 
 def part_columns(metrics: list[str]) -> list[str]:
     """The result columns :meth:`Parts.scores` fills for the score columns ``metrics``: ``blend``,
-    ``anchor``, ``switched``, ``logged``, then ``net_<metric>`` and ``anchor_<metric>`` (empty in
+    ``log_blend``, ``anchor``, ``switched``, ``logged``, then ``net_<metric>`` and ``anchor_<metric>`` (empty in
     other models' rows)."""
-    return ["blend", "anchor", "switched", "logged"] + [f"{p}_{m}" for p in ("net", "anchor") for m in metrics]
+    return ["blend", "log_blend", "anchor", "switched", "logged"] + [f"{p}_{m}" for p in ("net", "anchor") for m in metrics]
 
 
 @dataclass
@@ -58,7 +59,8 @@ class Parts:
     fitted ``blend`` (``blend_``) and ``anchor_name`` (``anchor_``, ``"none"`` without one); and
     ``switched``, the fitted series given another forecast than the blend (``series_choice_``;
     NaN where the model makes no such choice or ``y`` is given); ``logged``, the fitted series
-    read on the log scale (``log_series_``; NaN where none is or ``y`` is given)."""
+    read on the log scale (``log_series_``; NaN where none is or ``y`` is given); ``log_blend``,
+    their share (``log_blend_``; NaN where every series shares ``blend``)."""
 
     forecast: Any
     network: Any
@@ -67,6 +69,7 @@ class Parts:
     anchor_name: str
     switched: float = np.nan
     logged: float = np.nan
+    log_blend: float = np.nan
 
     @classmethod
     def of(cls, model: Any, y: Any = None, X: Any = None) -> Parts:
@@ -78,7 +81,9 @@ class Parts:
         switched = np.nan if choice is None or y is not None else float(np.count_nonzero(choice))
         log = getattr(model, "log_series_", None)
         logged = np.nan if log is None or y is not None else float(np.count_nonzero(log))
-        return cls(c["forecast"], c["network"], c["anchor"], float(model.blend_), name, switched, logged)
+        share = getattr(model, "log_blend_", None)
+        return cls(c["forecast"], c["network"], c["anchor"], float(model.blend_), name, switched, logged,
+                   np.nan if share is None else float(share))  # fmt: skip
 
     def map(self, fn: Callable[[Any], Any]) -> Parts:
         """These parts with ``fn`` applied to each forecast (e.g. to pick a channel)."""
@@ -86,11 +91,11 @@ class Parts:
         return replace(self, forecast=fn(self.forecast), network=fn(self.network), anchor=anchor)
 
     def scores(self, score: Callable[[Any], dict[str, float]], metrics: list[str]) -> dict[str, Any]:
-        """The :func:`part_columns` of a result row: ``blend``, ``anchor``, ``switched``, ``logged``, and ``score``'s
+        """The :func:`part_columns` of a result row: ``blend``, ``log_blend``, ``anchor``, ``switched``, ``logged``, and ``score``'s
         ``metrics`` of the network alone (``net_``) and the anchor alone (``anchor_``; NaN
         without an anchor)."""
-        row: dict[str, Any] = {"blend": self.blend, "anchor": self.anchor_name, "switched": self.switched,
-                               "logged": self.logged}
+        row: dict[str, Any] = {"blend": self.blend, "log_blend": self.log_blend, "anchor": self.anchor_name,
+                               "switched": self.switched, "logged": self.logged}
         for prefix, pred in (("net", self.network), ("anchor", self.anchor)):
             got = score(pred) if pred is not None else {}
             row.update({f"{prefix}_{m}": got.get(m, np.nan) for m in metrics})

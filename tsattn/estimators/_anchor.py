@@ -32,7 +32,7 @@ import numpy as np
 import torch
 
 __all__ = ["ANCHORS", "AnchorFit", "candidates", "choose", "crossfit_errors", "cycle_profile",
-           "fit_anchor", "fit_blend", "fit_linear_anchor", "last_value_anchor"]
+           "fit_anchor", "fit_blend", "fit_blends", "fit_linear_anchor", "last_value_anchor"]
 
 ANCHORS = ("auto", "linear", "nlinear", "last", "cycle", "ncycle")
 #: The anchors fitted by ridge regression on the training windows, and their ``relative`` flag.
@@ -117,6 +117,17 @@ def fit_blend(network: np.ndarray, anchor: np.ndarray, target: np.ndarray,
     if denom <= 0.0:
         return 1.0
     return float(np.clip(wdiff.ravel() @ (target - anchor).ravel() / denom, 0.0, 1.0))
+
+
+def fit_blends(network: np.ndarray, anchor: np.ndarray, target: np.ndarray,
+               weights: np.ndarray | None, group: np.ndarray) -> tuple[float, float]:  # fmt: skip
+    """:func:`fit_blend` on each side of ``group (n,)`` (bool, both sides non-empty): the weights
+    ``(w_false, w_true)``."""
+    sides = []
+    for side in (~group, group):
+        sides.append(fit_blend(network[side], anchor[side], target[side],
+                               None if weights is None else weights[side]))  # fmt: skip
+    return sides[0], sides[1]
 
 
 def _expand(weights: np.ndarray, like: np.ndarray) -> np.ndarray:

@@ -84,7 +84,8 @@ class PanelForecasting:
         # (_series_choice; the network did not train on those rows, its validation tail).
         self.series_choice_ = None
         if self.series_low_ is not None:
-            self.series_choice_ = self._choose_series([r[:, : self.n_channels_] for r in data.rows])
+            self.series_choice_ = self._choose_series([r[:, : self.n_channels_] for r in data.rows],
+                                                      self.log_series_)  # fmt: skip
         return self
 
     # ------------------------------------------------------------------ build
@@ -147,6 +148,10 @@ class PanelForecasting:
         if data.ids is not None and not data.covariate_names:  # a long frame without covariates
             w = seasonal_weights(scaled, self.period_)
             self._anchor_weights = (w[owner], None if valid_owner is None else w[valid_owner])
+        # each validation window's scale (True: its series is read on the log scale)
+        self._valid_log = None
+        if self.log_series_ is not None and valid_owner is not None and not self.covariates_:
+            self._valid_log = self.log_series_[valid_owner]
         if self.covariates_:
             self._check_covariate_options()
             self.network_params_ = dict(
@@ -217,7 +222,7 @@ class PanelForecasting:
         forecast = self._predict_tensor(sample).double().numpy()
         series = train_data.x[:, :c].double().cpu().numpy()
         starts = train_data.starts.cpu().numpy()
-        self.blend_, self.anchor_ = 1.0, None
+        self.blend_, self.anchor_, self.log_blend_ = 1.0, None, None
         validation = valid_windows is not None
         if self.anchor is not None and self.covariates_:
             weight, bias, self.anchor_penalty_ = fit_covariate_anchor(train_data, valid_windows, rng)
@@ -234,9 +239,18 @@ class PanelForecasting:
                 train_w, valid_w = self._anchor_weights
                 sample_w = (train_w if valid_windows is None else valid_w)[idx]
                 weights = (train_w, sample_w**BLEND_WEIGHT_POWER)
+            network = forecast
             fit, self.blend_, forecast = _anchor.choose(
                 self.anchor, series, starts, self.period_, contexts, targets, forecast, rng,
                 validation, weights)  # fmt: skip
+            log_rows = None if self._valid_log is None else self._valid_log[idx]
+            if validation and log_rows is not None and log_rows.any() and not log_rows.all():
+                # a share per scale: the series on the log scale apart from the others
+                simple = fit.forecast(contexts)
+                self.blend_, self.log_blend_ = _anchor.fit_blends(
+                    network, simple, targets, None if weights is None else weights[1], log_rows)
+                share = np.where(log_rows, self.log_blend_, self.blend_)[:, None, None]
+                forecast = share * network + (1 - share) * simple
             self.anchor_ = fit.name
             self.module_.set_anchor(fit.weight, fit.bias, fit.cycle)
             self.module_.set_blend(self.blend_)
@@ -247,7 +261,7 @@ class PanelForecasting:
         self.anchor_refit_ = False
         if self.anchor_ is not None and validation and not self.covariates_:
             self._refit_anchor(train_data.x, valid_windows.x, rng)
-        del self._scaled_rows, self._anchor_weights
+        del self._scaled_rows, self._anchor_weights, self._valid_log
 
     def _refit_anchor(self, train: torch.Tensor, valid: torch.Tensor,
                       rng: np.random.Generator) -> None:  # fmt: skip
@@ -290,13 +304,14 @@ class PanelForecasting:
         check_is_fitted(self, "module_")
         inp = read_predict_input(self, y, X)
         choice = self._choice(inp, y)
-        if choice is None:
+        if choice is None and self._log_share(inp) is None:
             net_in, contexts = self._network_input(inp)
             out = self._predict_tensor(window_tensors(net_in, self.device_)).double().numpy()
             out = self._unpack(out, len(contexts))
-        else:  # the quantiles below are around each series' chosen forecast
+        else:  # the quantiles below are around each series' chosen forecast or share
             (out, _, anchor), contexts = self._parts(inp)
-            out = _series_choice.apply(choice, out, anchor, contexts, self.period_)
+            if choice is not None:
+                out = _series_choice.apply(choice, out, anchor, contexts, self.period_)
         if alpha is not None:
             out = _intervals.quantiles(out, contexts, self.interval_table_, self.interval_floor_,
                                        alpha)  # fmt: skip
@@ -308,12 +323,12 @@ class PanelForecasting:
         model without the choice, or where every series keeps the blend)."""
         if getattr(self, "series_choice_", None) is None or inp.info is None:
             return None
-        choice = self.series_choice_ if y is None else self._choose_series(inp.rows)
+        choice = self.series_choice_ if y is None else self._choose_series(inp.rows, inp.log)
         return choice if choice.any() else None
 
-    def _choose_series(self, rows: list[np.ndarray]) -> np.ndarray:
+    def _choose_series(self, rows: list[np.ndarray], log: np.ndarray | None) -> np.ndarray:
         """``(n,)`` codes of :mod:`._series_choice` for the series ``rows`` (each ``(T_i, C)``,
-        unscaled): the model, as it forecasts a long frame, forecasting each series' last
+        unscaled; those ``log`` marks already on the log scale): the model, as it forecasts a long frame, forecasting each series' last
         ``horizon`` rows from the rows before them, beside the seasonal naive forecast of
         ``period_`` steps, the last value repeated and the anchor alone (held at the same
         floor)."""
@@ -322,7 +337,7 @@ class PanelForecasting:
         before = [r[:-h] if ok else r for r, ok in zip(rows, usable, strict=True)]
         truth = np.stack([r[-h:] if ok else np.zeros((h, r.shape[1]))
                           for r, ok in zip(rows, usable, strict=True)])  # fmt: skip
-        inp = Contexts.of_series(before, before, n, held=True)  # as predict reads a long y
+        inp = Contexts.of_series(before, before, n, held=True, log=log)  # as predict reads a long y
         (forecast, _, anchor), contexts = self._parts(inp)
 
         def unscaled(part):
@@ -360,7 +375,19 @@ class PanelForecasting:
                 continue
             part = torch.cat([c[k].float() for c in chunks]).cpu().double().numpy()
             parts.append(self._unpack(part, len(contexts)))
+        share = self._log_share(inp)
+        if share is not None:  # the rows on the log scale take their own share (log_blend_)
+            log = inp.log
+            parts[0] = parts[0].copy()
+            parts[0][log] = share * parts[1][log] + (1 - share) * parts[2][log]
         return parts, contexts
+
+    def _log_share(self, inp: Contexts) -> float | None:
+        """``log_blend_`` where the input has rows on the log scale to blend by it, else None."""
+        share = getattr(self, "log_blend_", None)
+        if share is None or inp.log is None or not inp.log.any():
+            return None
+        return share
 
     def predict(self, y: Any = None, X: Any = None) -> Any:
         """Forecast the ``horizon`` steps after a context. ``y``: None, the end of every fitted
@@ -393,7 +420,7 @@ class PanelForecasting:
         forecast of :meth:`predict`, the network's alone and the anchor's alone (None without an
         anchor), each of :meth:`predict`'s kind; ``forecast = blend_ * network + (1 - blend_) *
         anchor`` (of their logarithms, ``exp()`` back, for a series on the log scale,
-        ``log_series_``; for a long frame without covariates, where ``series_choice_`` gives a series the
+        ``log_series_``, with ``log_blend_`` for ``blend_`` where it is set; for a long frame without covariates, where ``series_choice_`` gives a series the
         seasonal naive forecast, the last value or the anchor's, that one, and held at or above
         each series' lowest value), the same numbers as :meth:`predict`'s (the same batches, on
         the fit's threads).

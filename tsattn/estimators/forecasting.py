@@ -96,6 +96,10 @@ class TSForecaster(PanelForecasting, WindowScores, ForecasterParams):
     patch_stride_ : the steps between two patches' starts (``patch_len_`` without overlap).
     blend_, anchor_ : the network's share in the forecast (1 without anchor or validation data), the
         anchor used (``'lear'`` with covariates: :mod:`._covariate_anchor`).
+    log_blend_ : the network's share for the series read on the log scale (``log_series_``),
+        fitted on their validation windows apart from the others' (which ``blend_`` is then
+        fitted on), or None where all series share ``blend_`` (none or every one on the log
+        scale, or no validation windows).
     anchor_refit_ : whether the chosen anchor was fitted again on the validation rows too (where
         they continue the training rows).
     period_ : steps per season of the seasonal anchor (1: none; also when the training rows are
@@ -141,6 +145,7 @@ class TSForecaster(PanelForecasting, WindowScores, ForecasterParams):
             state.setdefault("series_low_", None)
             state.setdefault("series_choice_", None)
             state.setdefault("log_series_", None)
+            state.setdefault("log_blend_", None)
         if isinstance(state.get("network_params_"), dict) and "context_length_" not in state:
             state["context_length_"] = int(state["network_params_"]["context_length"])
         if "channel_mean_" in state and "series_mean_" not in state:  # one series, no covariates

@@ -5,7 +5,8 @@ each series whole, its last 6 steps the competition's test). Only validation ori
 least 9 rows to fit on), never the test steps.
 Fits today's default ``TSForecaster(horizon=6, random_state=seed)`` on the long frame of the rows
 before the origin and prints one JSON line: sMAPE and MASE (m = 1) of the forecast (the chosen
-one), of the blend it replaced (``blend_ * network + (1 - blend_) * anchor``, held at each
+one), of the blend it replaced (``blend_ * network + (1 - blend_) * anchor``, ``log_blend_`` for
+``blend_`` on the log scale where set, held at each
 series' lowest value as the library holds it), of the network alone, and of the naive forecast,
 with how many series each candidate took.
 
@@ -55,9 +56,10 @@ parts = {k: (None if v is None else v.y.to_numpy().reshape(-1, H))
          for k, v in model.predict_components().items()}  # fmt: skip
 blend = model.blend_ * parts["network"] + (1 - model.blend_) * parts["anchor"]
 logged = np.zeros(len(blend), dtype=bool) if model.log_series_ is None else model.log_series_
-if logged.any():  # the series read on the log scale blend the logarithms
-    blend[logged] = np.exp(model.blend_ * np.log(parts["network"][logged])
-                           + (1 - model.blend_) * np.log(parts["anchor"][logged]))
+if logged.any():  # the series read on the log scale blend the logarithms, by their own share
+    share = model.blend_ if getattr(model, "log_blend_", None) is None else model.log_blend_
+    blend[logged] = np.exp(share * np.log(parts["network"][logged])
+                           + (1 - share) * np.log(parts["anchor"][logged]))
 low = model.series_low_[:, 0].copy()
 low[logged] = np.exp(low[logged])  # the floor in the series' units
 blend = np.maximum(blend, low[:, None])
@@ -65,7 +67,8 @@ naive = np.repeat(np.stack([r[-1:] for r in fit_rows]), H, axis=1)
 codes, counts = np.unique(model.series_choice_, return_counts=True)
 print(json.dumps(dict(set="M1 Yearly", n_series=len(series), origin=origin, kw=params,
                       fit_s=round(fit_s, 1), context=int(model.context_length_),
-                      blend=round(model.blend_, 3), anchor=model.anchor_, log_series=int(logged.sum()),
+                      blend=round(model.blend_, 3), anchor=model.anchor_,
+                      log_blend=None if getattr(model, "log_blend_", None) is None else round(model.log_blend_, 3), log_series=int(logged.sum()),
                       choices={int(c): int(n) for c, n in zip(codes, counts, strict=True)},
                       chosen=scores(parts["forecast"]), held_blend=scores(blend),
                       network=scores(parts["network"]), naive=scores(naive))))

@@ -84,6 +84,7 @@ snaive = np.stack([np.resize(v[-M:], H) for v in series])
 logged = getattr(model, "log_series_", None)  # the series read on the log scale
 print(json.dumps(dict(frequency=info.frequency, n_series=len(series), kw={**params, **({"origin": origin} if origin > 1 else {})}, fit_s=round(fit_s, 1),
                       steps=int(model.n_steps_), blend=round(model.blend_, 3),
+                      log_blend=None if getattr(model, "log_blend_", None) is None else round(model.log_blend_, 3),
                       anchor=model.anchor_, log_series=0 if logged is None else int(logged.sum()), smape=round(s, 3), mase=round(m, 3),
                       net_smape=round(sn, 3), net_mase=round(mn, 3), snaive_smape=round(ss, 3),
                       snaive_mase=round(ms, 3))))
