@@ -21,7 +21,8 @@ The share of the network, ``blend``, is the least-squares weight of the two fore
 validation windows, clipped to [0, 1]: 0 when the network adds nothing there.
 On a long frame each series' windows carry a weight in the ridges and in the blend (:func:`choose`'s
 ``weights``; the forecaster's ``BLEND_WEIGHT_POWER``), so that a smooth series counts as the
-M4 competition's MASE counts it.
+M4 competition's MASE counts it; where some of its series are read on the log scale and others
+not, each side has its own share (:func:`fit_blends`; the forecaster's ``log_blend_``).
 """
 
 from __future__ import annotations
