@@ -124,11 +124,10 @@ def fit_blends(network: np.ndarray, anchor: np.ndarray, target: np.ndarray,
                weights: np.ndarray | None, group: np.ndarray) -> tuple[float, float]:  # fmt: skip
     """:func:`fit_blend` on each side of ``group (n,)`` (bool, both sides non-empty): the weights
     ``(w_false, w_true)``."""
-    sides = []
-    for side in (~group, group):
-        sides.append(fit_blend(network[side], anchor[side], target[side],
-                               None if weights is None else weights[side]))  # fmt: skip
-    return sides[0], sides[1]
+    def side(rows: np.ndarray) -> float:
+        return fit_blend(network[rows], anchor[rows], target[rows], None if weights is None else weights[rows])
+
+    return side(~group), side(group)
 
 
 def _expand(weights: np.ndarray, like: np.ndarray) -> np.ndarray:
