@@ -65,6 +65,26 @@ class Blended:
             raise ValueError(f"blend must lie in [0, 1]; got {blend}.")
         self.blend.fill_(float(blend))
 
+    def set_anchor(self, weight: Any, bias: Any, cycle: Any = None) -> None:
+        """The fitted anchor's ``weight (horizon, L)``, ``bias (horizon,)`` and seasonal profile
+        ``cycle (anchor_period, C)`` or None (:meth:`LinearAnchor.set`)."""
+        if self.anchor is None:
+            raise ValueError("this network was built with anchor=False: it has no anchor to set.")
+        self.anchor.set(weight, bias, cycle)
+
+    def blended(self, x: torch.Tensor, out: torch.Tensor,
+                parts: bool) -> torch.Tensor | tuple[torch.Tensor, ...]:  # fmt: skip
+        """The network's forecast ``out (B, horizon, C)`` of the windows ``x (B, L, C)`` blended
+        with the anchor's (:class:`LinearAnchor` in ``self.anchor``, or None); ``parts``: the
+        tuple ``(forecast, network, anchor)``. Training (``blend`` 1) sees the network alone."""
+        if parts:
+            simple = None if self.anchor is None else self.anchor(x)
+            blended = out if simple is None else self.blend * out + (1 - self.blend) * simple
+            return blended, out, simple
+        if self.anchor is not None and bool(self.blend < 1):
+            out = self.blend * out + (1 - self.blend) * self.anchor(x)
+        return out
+
 
 class LinearAnchor(nn.Module):
     """The fixed linear forecaster the network is blended with (:func:`anchor_forecast`), its

@@ -98,13 +98,6 @@ class ForecastingTransformer(Blended, EncoderTrunk):
             state_dict[prefix + "head." + key[len(prefix):]] = state_dict.pop(key)
         super()._load_from_state_dict(state_dict, prefix, *args, **kwargs)
 
-    def set_anchor(self, weight: Any, bias: Any, cycle: Any = None) -> None:
-        """The fitted anchor's ``weight (horizon, L)``, ``bias (horizon,)`` and seasonal profile
-        ``cycle (anchor_period, C)`` or None (:meth:`LinearAnchor.set`)."""
-        if self.anchor is None:
-            raise ValueError("this network was built with anchor=False: it has no anchor to set.")
-        self.anchor.set(weight, bias, cycle)
-
     def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None,
                 parts: bool = False) -> torch.Tensor | tuple[torch.Tensor, ...]:  # fmt: skip
         """``x (B, n, C)`` -> ``(B, horizon, C)``; windows are complete, so ``mask`` must be None.
@@ -116,10 +109,4 @@ class ForecastingTransformer(Blended, EncoderTrunk):
         mean = x.mean(dim=1, keepdim=True)
         h, _, _ = self.encode(self.view.samples((x - mean) / std))
         out = self.view.series(self.head(h), x.shape[0]) * std + mean
-        if parts:
-            simple = None if self.anchor is None else self.anchor(x)
-            blended = out if simple is None else self.blend * out + (1 - self.blend) * simple
-            return blended, out, simple
-        if self.anchor is not None and bool(self.blend < 1):  # training sees the network alone
-            out = self.blend * out + (1 - self.blend) * self.anchor(x)
-        return out
+        return self.blended(x, out, parts)
