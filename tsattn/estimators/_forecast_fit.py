@@ -175,10 +175,8 @@ class PanelForecasting:
                if value != {"tokens": "patch", "head": "linear"}[name]}  # fmt: skip
         if self.patch_stride_ != self.patch_len_:
             bad["patch_stride"] = self.patch_stride
-        if self.n_networks != 1:
-            bad["n_networks"] = self.n_networks
         if bad:
-            raise ValueError(f"covariates are read by one network of patch tokens with the linear head, "
+            raise ValueError(f"covariates are read by patch tokens with the linear head, "
                              f"non-overlapping; got {bad}. Leave these options at their defaults "
                              "or fit without covariates.")
 
@@ -195,12 +193,6 @@ class PanelForecasting:
 
     def _build_network(self) -> torch.nn.Module:
         params = dict(self.network_params_)
-        if "n_networks" in params:
-            from tsattn.attention import AttentionSpec
-            from tsattn.nn.forecasting.ensemble import NetworkMean
-
-            params["attention"] = AttentionSpec(params["attention"], params.pop("attention_params"))
-            return NetworkMean(**params)
         if "n_covariates" not in params:
             return super()._build_network()
         from tsattn.attention import AttentionSpec

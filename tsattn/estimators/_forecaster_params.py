@@ -163,13 +163,6 @@ class ForecasterParams(BaseTSEstimator):
         "``'mae'`` or ``'huber'`` (quadratic within 1 standard deviation, linear beyond). Rounds "
         "are judged by the validation MSE whatever the loss; ``'mae'`` ignores rare spikes."
     )
-    n_networks: int = param(
-        1, [POSITIVE_INT], "Networks trained side by side in one fit, each on its own slice of "
-        "every training batch (``batch_size / n_networks`` windows per step, so the fit costs "
-        "about what one network does; each validation round and forecast runs all of them), "
-        "their forecasts averaged before the blend with the anchor "
-        "(:class:`tsattn.nn.forecasting.ensemble.NetworkMean`). Without covariates."
-    )
     # 'auto' (was 32): 64 for 100 series or more, else 32 (forecasting.AUTO_WIDTHS, its evidence)
     d_model: int | str = default("auto")
     n_heads: int = default(4)

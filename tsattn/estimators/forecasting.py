@@ -224,7 +224,7 @@ class TSForecaster(PanelForecasting, WindowScores, ForecasterParams):
 
     def _network_params(self, spec: AttentionSpec) -> dict:
         """``network_params_`` of the network without covariates."""
-        params = dict(
+        return dict(
             n_channels=self.n_channels_, context_length=int(self.context_length_),
             horizon=int(self.horizon), head=self.head, head_params=self._head_params(),
             channel_independent=self._independent(), patch_len=self.patch_len_, tokens=self.tokens,
@@ -232,9 +232,6 @@ class TSForecaster(PanelForecasting, WindowScores, ForecasterParams):
             patch_stride=self.patch_stride_,
             **self._trunk_params(spec),
         )  # fmt: skip
-        if self.n_networks > 1:  # absent for one network: the models saved before it load
-            params["n_networks"] = int(self.n_networks)
-        return params
 
     def _period(self, info: dict | None, n_train: int) -> int:
         """``period_``: the ``period`` parameter, ``'auto'`` read from the time index; 1 without a

@@ -36,14 +36,7 @@ class Decoded(ForecastingTransformer):
         h, _, _ = self.encode(self.view.samples((x - mean) / std))
         out = self.view.series(self.head(h), x.shape[0])  # (B, H, 1), normalised
         out = out + self.decoder(out, out[..., :0], h, mean, std)
-        out = out * std + mean
-        if parts:
-            simple = None if self.anchor is None else self.anchor(x)
-            blended = out if simple is None else self.blend * out + (1 - self.blend) * simple
-            return blended, out, simple
-        if self.anchor is not None and bool(self.blend < 1):
-            out = self.blend * out + (1 - self.blend) * self.anchor(x)
-        return out
+        return self.blended(x, out * std + mean, parts)  # the anchor blend, as the library's
 
 
 TSForecaster._network = Decoded  # the estimator builds its network from this class

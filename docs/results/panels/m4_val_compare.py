@@ -2,9 +2,11 @@
 each row's sMAPE and MASE (the forecast's and the network alone's) against Naive2 of the same
 validation origin (computed here from the training file, as ``m4_val.py`` holds it out), and the
 ratio of the candidate's OWA to the baseline's. Prints one line per pair and the mean ratio per
-set and origin.
+set and origin. A third argument keeps the candidate's rows whose ``note`` contains it (several
+candidates run at one commit).
 
     TSATTN_DATA_DIR=$DATA PYTHONPATH=. python3 docs/results/panels/m4_val_compare.py 85d1e8a ea20731
+    TSATTN_DATA_DIR=$DATA PYTHONPATH=. python3 docs/results/panels/m4_val_compare.py da08281 ea20731 "dropout 0"
 """
 
 import json
@@ -17,6 +19,7 @@ from tsattn.benchmarks.m4_scores import mase_scale, naive2, owa, smape
 from tsattn.datasets import load_m4, m4_info
 
 candidate, baseline = sys.argv[1:3]
+note = sys.argv[3] if len(sys.argv) > 3 else ""
 ROWS = Path(__file__).with_name("m4_val.jsonl")
 _naive2 = {}
 
@@ -43,7 +46,7 @@ def naive2_scores(frequency: str, origin: int) -> tuple[float, float]:
 rows = {}
 for line in ROWS.read_text().splitlines():
     r = json.loads(line)
-    if r.get("code") in (candidate, baseline):
+    if r.get("code") == baseline or (r.get("code") == candidate and note in r.get("note", "")):
         rows[r["code"], r["frequency"], r["kw"].get("origin", 1), r["kw"]["random_state"]] = r
 groups = {}
 for (code, frequency, origin, seed), new in sorted(rows.items()):
