@@ -311,12 +311,35 @@ def test_auto_width_follows_the_number_of_series():
         TSForecaster(d_model="auto", n_heads=3).validate()  # 32 and 128 are checked before data
 
 
+def test_auto_dropout_follows_the_number_of_series():
+    from tsattn.estimators.forecasting import AUTO_DROPOUT
+
+    (many, fewest), (few, _) = AUTO_DROPOUT
+    assert (many, few) == (0.0, 0.2)
+    small = dict(max_steps=2, random_state=0, n_layers=1, dim_feedforward=16)
+    rng = np.random.default_rng(0)
+    for n_series, rate in ((1, few), (fewest - 1, few), (fewest, many)):
+        df = pd.DataFrame({"unique_id": np.repeat(np.arange(n_series), 40),
+                           "ds": np.tile(np.arange(40), n_series), "y": rng.normal(size=40 * n_series)})
+        model = TSForecaster(horizon=4, context_length=12, **small).fit(df)
+        assert model.get_params()["dropout"] == "auto"
+        assert model.dropout_ == model.network_params_["dropout"] == rate
+        assert model.module_.head.dropout.p == rate
+    one = TSForecaster(horizon=4, context_length=12, **small).fit(np.sin(np.arange(80.0)))
+    assert one.dropout_ == few  # one series: the long-horizon sets' rate, as before
+    wide = pd.DataFrame({"unique_id": np.repeat(np.arange(fewest), 40),
+                         "ds": np.tile(np.arange(40), fewest), "y": rng.normal(size=40 * fewest)})
+    assert TSForecaster(horizon=4, context_length=12, dropout=0.3, **small).fit(wide).dropout_ == 0.3
+
+
 def test_only_the_forecaster_has_a_width_rule():
     from tsattn import TSClassifier, TSRegressor
 
     for cls in (TSClassifier, TSRegressor):
         with pytest.raises(ValueError, match="no rule for d_model='auto'"):
             cls(d_model="auto").validate()
+        with pytest.raises(ValueError, match="no rule for dropout='auto'"):
+            cls(dropout="auto").validate()
 
 
 def test_auto_context_by_the_series_lengths():

@@ -122,6 +122,7 @@ class PanelForecasting:
             self.last_context_ = np.stack([pad_left(r, n)[-n:] for r in data.rows])
         self.series_mean_, self.series_scale_ = standardise(train)
         self.d_model_ = self._resolve_width(len(train))
+        self.dropout_ = self._resolve_dropout(len(train))
         flat = [name for j, name in enumerate(self.covariates_)
                 if all(np.ptp(r[:, c + j]) == 0 for r in train)]  # fmt: skip
         if flat:

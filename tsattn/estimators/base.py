@@ -72,8 +72,10 @@ class BaseTSEstimator(persistence.Persistent, BaseEstimator):
         256, [NONNEGATIVE_INT], "Width of the feed-forward layers (0: "
         "none; with ``norm='none'`` a layer is ``x + attention(x)``, as in 002's forecaster)."
     )
-    dropout: float = param(
-        0.2, [RATE], "Dropout on positions, residual branches, the feed-forward layer and the head.",
+    dropout: float | str = param(
+        0.2, [RATE, StrOptions({"auto"})], "Dropout on positions, residual branches, the "
+        "feed-forward layer and the head. ``'auto'``: the estimator's rule (``TSForecaster``'s "
+        "from the number of series it is fitted on; ``dropout_``: the rate used).",
         space=FloatRange(0.0, 0.3, step=0.05),
     )
     attention_dropout: float = param(
@@ -170,6 +172,7 @@ class BaseTSEstimator(persistence.Persistent, BaseEstimator):
         get_attention_class(self.attention)
         for width in self._widths():
             check_model_size(width, self.n_heads)
+        self._dropouts()  # 'auto' only where the estimator has a rule
         for cb in self.callbacks or ():
             if not isinstance(cb, Callback):
                 raise ValueError(
@@ -194,6 +197,18 @@ class BaseTSEstimator(persistence.Persistent, BaseEstimator):
             raise ValueError(f"{type(self).__name__} has no rule for d_model='auto'; give a "
                              "number (a multiple of n_heads).")
         return (int(self.d_model),)
+
+    def _dropouts(self) -> tuple[float, ...]:
+        """The dropout rates this estimator may use: ``dropout``, or every one its rule can give."""
+        if self.dropout == "auto":
+            raise ValueError(f"{type(self).__name__} has no rule for dropout='auto'; give a "
+                             "rate in [0, 1).")  # fmt: skip
+        return (float(self.dropout),)
+
+    def _dropout(self) -> float:
+        """The dropout rate of this fit's network (``dropout``; an estimator with a rule
+        resolves ``'auto'`` from its data)."""
+        return self._dropouts()[0]
 
     def _width(self) -> int:
         """The width of this fit's network (``d_model``; an estimator with a rule resolves
@@ -246,7 +261,7 @@ class BaseTSEstimator(persistence.Persistent, BaseEstimator):
         return dict(
             attention=spec.name, attention_params=dict(spec.params), d_model=self._width(),
             n_heads=int(self.n_heads), n_layers=int(self.n_layers),
-            dim_feedforward=int(self.dim_feedforward), dropout=float(self.dropout),
+            dim_feedforward=int(self.dim_feedforward), dropout=self._dropout(),
             attention_dropout=float(self.attention_dropout), norm=self.norm,
         )  # fmt: skip
 
