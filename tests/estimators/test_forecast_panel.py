@@ -292,44 +292,33 @@ def test_panel_and_covariate_models_survive_pickling():
     pd.testing.assert_frame_equal(again.predict(X=fut), model.predict(X=fut))
 
 
-def test_auto_width_follows_the_number_of_series():
-    from tsattn.estimators.forecasting import AUTO_WIDTHS
+def test_auto_width_and_dropout_follow_the_number_of_series():
+    from tsattn.estimators.forecasting import AUTO_DROPOUT, AUTO_WIDTHS
 
     (wide, fewest), (narrow, _) = AUTO_WIDTHS
+    (many, at_least), (few, _) = AUTO_DROPOUT
+    assert at_least == fewest and (many, few) == (0.0, 0.2)
     small = dict(max_steps=2, random_state=0, n_layers=1, dim_feedforward=16)
     rng = np.random.default_rng(0)
-    for n_series, width in ((1, narrow), (fewest - 1, narrow), (fewest, wide)):
-        df = pd.DataFrame({"unique_id": np.repeat(np.arange(n_series), 40),
-                           "ds": np.tile(np.arange(40), n_series), "y": rng.normal(size=40 * n_series)})
-        model = TSForecaster(horizon=4, context_length=12, **small).fit(df)
-        assert model.get_params()["d_model"] == "auto"
+
+    def panel_of(n_series):
+        return pd.DataFrame({"unique_id": np.repeat(np.arange(n_series), 40),
+                             "ds": np.tile(np.arange(40), n_series),
+                             "y": rng.normal(size=40 * n_series)})  # fmt: skip
+
+    for n_series, width, rate in ((1, narrow, few), (fewest - 1, narrow, few), (fewest, wide, many)):
+        model = TSForecaster(horizon=4, context_length=12, **small).fit(panel_of(n_series))
+        assert model.get_params()["d_model"] == model.get_params()["dropout"] == "auto"
         assert model.d_model_ == model.network_params_["d_model"] == width
         assert model.module_.tokenizer.projection.out_features == width
-    assert TSForecaster(horizon=4, context_length=12, d_model=48, **small).fit(
-        np.sin(np.arange(80.0))).d_model_ == 48
-    with pytest.raises(ValueError, match="n_heads"):
-        TSForecaster(d_model="auto", n_heads=3).validate()  # 32 and 128 are checked before data
-
-
-def test_auto_dropout_follows_the_number_of_series():
-    from tsattn.estimators.forecasting import AUTO_DROPOUT
-
-    (many, fewest), (few, _) = AUTO_DROPOUT
-    assert (many, few) == (0.0, 0.2)
-    small = dict(max_steps=2, random_state=0, n_layers=1, dim_feedforward=16)
-    rng = np.random.default_rng(0)
-    for n_series, rate in ((1, few), (fewest - 1, few), (fewest, many)):
-        df = pd.DataFrame({"unique_id": np.repeat(np.arange(n_series), 40),
-                           "ds": np.tile(np.arange(40), n_series), "y": rng.normal(size=40 * n_series)})
-        model = TSForecaster(horizon=4, context_length=12, **small).fit(df)
-        assert model.get_params()["dropout"] == "auto"
         assert model.dropout_ == model.network_params_["dropout"] == rate
         assert model.module_.head.dropout.p == rate
-    one = TSForecaster(horizon=4, context_length=12, **small).fit(np.sin(np.arange(80.0)))
-    assert one.dropout_ == few  # one series: the long-horizon sets' rate, as before
-    wide = pd.DataFrame({"unique_id": np.repeat(np.arange(fewest), 40),
-                         "ds": np.tile(np.arange(40), fewest), "y": rng.normal(size=40 * fewest)})
-    assert TSForecaster(horizon=4, context_length=12, dropout=0.3, **small).fit(wide).dropout_ == 0.3
+    one = TSForecaster(horizon=4, context_length=12, d_model=48, **small).fit(np.sin(np.arange(80.0)))
+    assert (one.d_model_, one.dropout_) == (48, few)  # one series: the long-horizon sets' rate
+    assert TSForecaster(horizon=4, context_length=12, dropout=0.3, **small).fit(
+        panel_of(fewest)).dropout_ == 0.3
+    with pytest.raises(ValueError, match="n_heads"):
+        TSForecaster(d_model="auto", n_heads=3).validate()  # 32 and 128 are checked before data
 
 
 def test_only_the_forecaster_has_a_width_rule():

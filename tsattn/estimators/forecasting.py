@@ -197,33 +197,40 @@ class TSForecaster(PanelForecasting, WindowScores, ForecasterParams):
     def _auto_steps(self, n_train: int) -> int:
         return AUTO_STEPS
 
+    def _rule(self, name: str) -> tuple | None:
+        """The ``(value, fewest series)`` table of parameter ``name`` set to ``'auto'``
+        (:data:`AUTO_WIDTHS`, :data:`AUTO_DROPOUT`), or None where it is given."""
+        return {"d_model": AUTO_WIDTHS, "dropout": AUTO_DROPOUT}[name] if getattr(
+            self, name) == "auto" else None  # fmt: skip
+
+    def _by_series(self, name: str, n_series: int) -> Any:
+        """Parameter ``name`` for a fit on ``n_series`` series: its value, or its rule's."""
+        rule = self._rule(name)
+        if rule is None:
+            return getattr(self, name)
+        return next(value for value, fewest in rule if n_series >= fewest)
+
     def _widths(self) -> tuple[int, ...]:
-        if self.d_model == "auto":
-            return tuple(width for width, _ in AUTO_WIDTHS)
-        return super()._widths()
+        rule = self._rule("d_model")
+        return super()._widths() if rule is None else tuple(width for width, _ in rule)
 
     def _width(self) -> int:
         return self.d_model_
 
     def _dropouts(self) -> tuple[float, ...]:
-        if self.dropout == "auto":
-            return tuple(rate for rate, _ in AUTO_DROPOUT)
-        return super()._dropouts()
+        rule = self._rule("dropout")
+        return super()._dropouts() if rule is None else tuple(rate for rate, _ in rule)
 
     def _dropout(self) -> float:
         return self.dropout_
 
     def _resolve_width(self, n_series: int) -> int:
         """``d_model_`` for a fit on ``n_series`` series: ``d_model``, or the rule of 'auto'."""
-        if self.d_model != "auto":
-            return int(self.d_model)
-        return next(width for width, fewest in AUTO_WIDTHS if n_series >= fewest)
+        return int(self._by_series("d_model", n_series))
 
     def _resolve_dropout(self, n_series: int) -> float:
         """``dropout_`` for a fit on ``n_series`` series: ``dropout``, or the rule of 'auto'."""
-        if self.dropout != "auto":
-            return float(self.dropout)
-        return next(rate for rate, fewest in AUTO_DROPOUT if n_series >= fewest)
+        return float(self._by_series("dropout", n_series))
 
     def _batch(self, n_train: int) -> int:
         """``batch_size`` univariate series: whole windows of every channel for variate tokens."""
