@@ -148,12 +148,6 @@ class CovariateForecaster(Blended, EncoderTrunk):
                        if anchor else None)  # fmt: skip
         self.register_buffer("blend", torch.ones(()))
 
-    def set_anchor(self, weight: Any, bias: Any) -> None:
-        """The fitted anchor's map (:meth:`CovariateAnchor.set`)."""
-        if self.anchor is None:
-            raise ValueError("this network was built with anchor=False: it has no anchor to set.")
-        self.anchor.set(weight, bias)
-
     def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None,
                 parts: bool = False) -> torch.Tensor | tuple[torch.Tensor, ...]:  # fmt: skip
         """``x (B, L + H, 1 + k)`` -> ``(B, H, 1)``; ``parts``: ``(forecast, network, anchor)``."""
@@ -170,7 +164,4 @@ class CovariateForecaster(Blended, EncoderTrunk):
             out = out + self.future_map(fut.reshape(x.shape[0], -1))[..., None]
         if self.decoder is not None:
             out = out + self.decoder(out, fut, h, mean, std)
-        out = out * std + mean
-        simple = None if self.anchor is None else self.anchor(x)
-        blended = out if simple is None else self.blend * out + (1 - self.blend) * simple
-        return (blended, out, simple) if parts else blended
+        return self.blended(x, out * std + mean, parts)

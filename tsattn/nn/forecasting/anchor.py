@@ -65,12 +65,13 @@ class Blended:
             raise ValueError(f"blend must lie in [0, 1]; got {blend}.")
         self.blend.fill_(float(blend))
 
-    def set_anchor(self, weight: Any, bias: Any, cycle: Any = None) -> None:
-        """The fitted anchor's ``weight (horizon, L)``, ``bias (horizon,)`` and seasonal profile
-        ``cycle (anchor_period, C)`` or None (:meth:`LinearAnchor.set`)."""
+    def set_anchor(self, *fitted: Any) -> None:
+        """The fitted anchor, as its ``set`` takes it: :meth:`LinearAnchor.set`'s ``weight
+        (horizon, L)``, ``bias (horizon,)`` and seasonal profile ``cycle (anchor_period, C)`` or
+        None; the covariate network's ``CovariateAnchor.set``'s ``weight, bias``."""
         if self.anchor is None:
             raise ValueError("this network was built with anchor=False: it has no anchor to set.")
-        self.anchor.set(weight, bias, cycle)
+        self.anchor.set(*fitted)
 
     def blended(self, x: torch.Tensor, out: torch.Tensor,
                 parts: bool) -> torch.Tensor | tuple[torch.Tensor, ...]:  # fmt: skip
