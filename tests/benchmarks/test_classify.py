@@ -291,3 +291,33 @@ def test_an_alarm_that_compiled_code_turned_into_another_error_is_still_a_timeou
         row = run_one("uea", "BasicMotions", "quant", 0, ClassifyBenchmark(peers=("quant",), time_limit=0.2))
         assert row["status"] == "timeout" and row["error"].startswith("fit exceeded the time limit"), row
         assert "SystemError" in row["error"]
+
+
+def test_a_fit_that_catches_the_alarm_and_goes_on_is_still_stopped_and_a_timeout(monkeypatch):
+    from tsattn.benchmarks import classify
+
+    class Swallows:  # one component catches the error of its step and the fit moves on
+        def __init__(self, catch_all):
+            self.catch_all, self.steps = catch_all, 0
+
+        def fit(self, X, y):
+            try:
+                time.sleep(5)
+            except TimeoutError:
+                pass
+            for _ in range(20):  # the next components: caught too, or not
+                self.steps += 1
+                try:
+                    time.sleep(0.1)
+                except TimeoutError:
+                    if not self.catch_all:
+                        raise
+            return self
+
+    monkeypatch.setattr(classify, "_warm_up", lambda *a, **k: None)
+    for catch_all, steps in ((True, 20), (False, 19)):  # finishes late; stopped by the next alarm
+        est = Swallows(catch_all)
+        monkeypatch.setattr(classify, "_build", lambda *a, e=est, **k: e)
+        row = run_one("uea", "BasicMotions", "quant", 0, ClassifyBenchmark(peers=("quant",), time_limit=0.2))
+        assert row["status"] == "timeout" and row["error"].startswith("fit exceeded the time limit"), row
+        assert (est.steps == steps) if catch_all else (est.steps < steps), est.steps

@@ -265,9 +265,13 @@ def _alarm(seconds: float | None):
         raise TimeoutError(message)
 
     old = signal.signal(signal.SIGALRM, _raise)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    # the alarm repeats each second: a library that catches the first TimeoutError and goes on (a
+    # component of HIVE-COTE 2 does) gets another until the fit gives up
+    signal.setitimer(signal.ITIMER_REAL, seconds, 1.0)
     try:
         yield
+        if fired:  # the fit swallowed every alarm and finished late: still a timeout
+            raise TimeoutError(f"{message} (the fit caught the alarm and finished late)")
     except Exception as err:
         # where the alarm lands in compiled or library code (HIVE-COTE 2's numba TDE, joblib), the
         # error that comes back may be another one, its cause chained or dropped: once the alarm
