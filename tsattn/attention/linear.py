@@ -36,8 +36,8 @@ class LinearAttention(SoftmaxAttention):
 
     summary = "linear attention, feature map elu + 1, O(N) (001 Sec. 2.2.1, Katharopoulos 2020)"
     helps = ("O(N): 0.03 of softmax's attention time at N = 8192 (0.33 at 512; memory 1.44 "
-             "times), level in accuracy ([C] 96.74 / 97.20, [F] 0.982): the choice for sequences "
-             "of thousands of tokens.")
+             "times), level in accuracy ([42] 92.34 (14 / 17 / 11, p 0.63), [C] 96.74 / 97.20, "
+             "[F] 0.982): the choice for sequences of thousands of tokens.")
 
     def kernel(self, q, k, v, mask):  # noqa: D102
         return linear_attention(q, k, v, mask)
@@ -56,8 +56,8 @@ class LinearBatchNormAttention(BatchNormAttention):
     """
 
     summary = "linear Attention-BN: phi(q - beta*mu) . phi(k - beta*mu) (001 end of Sec. 2.3)"
-    helps = ("O(N) as `linear`, no gain over it: [C] 96.50 (network alone 0 wins, 3 losses) / "
-             "97.24, [F] 0.978.")
+    helps = ("O(N) as `linear`, no gain over it: [42] 92.08 (12 / 14 / 16, p 0.36), [C] 96.50 "
+             "(network alone 0 wins, 3 losses) / 97.24, [F] 0.978.")
 
     def kernel(self, q, k, v, mask):  # noqa: D102
         return linear_bn_attention(q, k, v, self.beta, mask, self.bn_standardize)
@@ -76,7 +76,8 @@ class LinearScaledHeadAttention(ScaledHeadAttention):
     """
 
     summary = "linear Attention-SH: the linear kernel on scaled heads (001 Table 5)"
-    helps = ("O(N) as `linear`, no gain over it: [C] 96.53 / 97.24, [F] 0.986.")
+    helps = ("O(N) as `linear`, no gain over it: [42] 92.15 (12 / 19 / 11, p 0.64), [C] 96.53 / "
+             "97.24, [F] 0.986.")
 
     def kernel(self, q, k, v, mask, scale=1):  # noqa: D102
         return linear_attention(q, k, v, mask)
@@ -96,7 +97,8 @@ class LinearBatchNormScaledHeadAttention(BatchNormScaledHeadAttention):
     """
 
     summary = "linear Attention-BN+SH (001 Table 5)"
-    helps = ("O(N) as `linear`, no gain over it: [C] 96.57 / 97.21, [F] 0.990.")
+    helps = ("O(N) as `linear`, no gain over it: [42] 91.98 (12 / 20 / 10, p 0.36), [C] 96.57 / "
+             "97.21, [F] 0.990.")
 
     def kernel(self, q, k, v, mask, scale=1):  # noqa: D102
         return linear_bn_attention(q, k, v, self.beta, mask, self.bn_standardize)

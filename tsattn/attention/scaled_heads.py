@@ -55,8 +55,9 @@ class ScaledHeadAttention(MultiHeadProjections):
     hyperparameters = (SCALES,)
     supports_weights = True
     summary = "Attention-SH: head s attends to keys/values pooled by scales[s] (001 Eq. 25, Remark 5)"
-    helps = ("0.75 of softmax's attention time at the same accuracy: [C] 96.74 / 97.34, [F] 0.961"
-             " at 1000 steps, 1.007 at the full budget (Exchange -2%, ILI +5%).")
+    helps = ("0.75 of softmax's attention time at the same accuracy: [42] 92.29 (8 / 22 / 12, p "
+             "0.84), [C] 96.74 / 97.34, [F] 0.961 at 1000 steps, 1.007 at the full budget "
+             "(Exchange -2%, ILI +5%).")
 
     def __init__(
         self,
@@ -122,7 +123,8 @@ class BatchNormScaledHeadAttention(BetaMixin, ScaledHeadAttention):
     helps = ("The papers' main model, the one the classification reports run; 0.76 of softmax's "
              "attention time (half the heads read keys pooled by 2), no accuracy gain beyond "
              "noise: [CV] 90.22 against softmax's 90.11 (10 wins, 20 ties, 12 losses, p 0.88), "
-             "[C] 96.67 / 97.16, [F] 0.965 at 1000 steps, 1.027 at the full budget (ILI +8%).")
+             "[42] 92.18 (7 / 21 / 14, p 0.46), [C] 96.67 / 97.16, [F] 0.965 at 1000 steps, "
+             "1.027 at the full budget (ILI +8%).")
 
     def __init__(
         self,
