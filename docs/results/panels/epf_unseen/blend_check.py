@@ -34,4 +34,7 @@ def check(paths: list[str]) -> pd.DataFrame:
 
 
 if __name__ == "__main__":
-    print(check(sys.argv[1:]).to_markdown(index=False))
+    table = check(sys.argv[1:])
+    print("| " + " | ".join(table.columns) + " |\n|" + "---|" * len(table.columns))
+    for row in table.itertuples(index=False):
+        print("| " + " | ".join(str(v) for v in row) + " |")
