@@ -48,6 +48,28 @@ def test_naive_forecasts_and_the_ridge_reading_future_covariates():
     assert mse["future"] < 0.5 * mse["past"]
 
 
+def test_lear_fits_the_ridge_on_the_asinh_scale_and_forecasts_the_price():
+    from tsattn.benchmarks.epf import _lear_scale
+
+    data = EPFData(_market(), 168, 24, calendar=True)
+    before = data.values.copy()
+    scaled, inverse = _lear_scale(data)
+    assert np.array_equal(data.values, before)  # the data as they were
+    cal = [data.covariates.index(c) for c in data.calendar]
+    assert np.array_equal(scaled.values[:, cal], before[:, cal])  # the calendar untouched
+    train = before[: data.n_train, 0]
+    med = np.median(train)
+    mad = 1.4826 * np.median(np.abs(train - med))
+    assert scaled.values[:, 0] == pytest.approx(np.arcsinh((before[:, 0] - med) / mad))
+    assert inverse(scaled.values[:, -1]) == pytest.approx(before[:, -1])
+    y_true = data.windows("test")[2]
+    config = EPFBenchmark(split="test")
+    lear = forecast(data, config, "lear", "future", 0)
+    naive = data.windows("test")[0][:, -24:]
+    assert lear.shape == y_true.shape
+    assert np.mean((lear - y_true) ** 2) < 0.5 * np.mean((naive - y_true) ** 2)
+
+
 def test_harness_records_a_failing_model_and_resumes(tmp_path):
     path = tmp_path / "XX.csv"
     _market().to_csv(path, index=False)

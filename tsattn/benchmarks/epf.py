@@ -18,7 +18,9 @@ Models that read no covariates run once, under setting ``none``.
 Models: ``naive_day`` (the previous day's 24 prices), ``naive_week`` (the same hours a week
 before), ``ridge`` (a LEAR-style linear model: ridge regression of the 24 prices on the context's
 prices and covariates, plus the covariates' horizon rows in the ``future`` setting, its penalty
-chosen on the validation windows), ``nf:NHITS`` and ``nf:TiDE`` (covariates through
+chosen on the validation windows), ``lear`` (the same ridge on LEAR's scale, Lago et al. 2021:
+the price and the covariates, not the calendar, centred on their TRAIN median over their MAD
+and through ``asinh``, the forecast ``sinh()`` back), ``nf:NHITS`` and ``nf:TiDE`` (covariates through
 ``hist_exog_list`` / ``futr_exog_list``), ``nf:PatchTST`` (none) and ``tsattn``. The ``tsattn``
 rows also record what the model did (:class:`~tsattn.benchmarks.panel_run.Parts`: ``blend``,
 ``anchor``, the network's and the anchor's MSE and MAE alone), and its errors per horizon step go
@@ -162,20 +164,43 @@ def _ridge_features(data: EPFData, split: str, setting: str) -> tuple[np.ndarray
     return np.concatenate([y_ctx, x_win[:, :c].reshape(w, -1), fut.reshape(w, -1)], axis=1), y_true
 
 
-def _ridge(data: EPFData, setting: str, split: str, alphas: tuple[float, ...]) -> np.ndarray:
-    """Fit on TRAIN windows; the penalty with the lowest validation MSE; forecast ``split``."""
+def _ridge(data: EPFData, setting: str, split: str, alphas: tuple[float, ...],
+           lear: bool = False) -> np.ndarray:  # fmt: skip
+    """Fit on TRAIN windows; the penalty with the lowest validation MSE (of the standardised
+    price); forecast ``split``. ``lear``: on LEAR's scale (:func:`_lear_scale`)."""
     from sklearn.linear_model import Ridge
 
+    inverse = lambda p: p  # noqa: E731
+    if lear:
+        data, inverse = _lear_scale(data)
     xt, yt = _ridge_features(data, "train", setting)
     xv, yv = _ridge_features(data, "val", setting)
+    yv = inverse(yv)
     best, best_mse = None, np.inf
     for alpha in alphas:
         model = Ridge(alpha=alpha).fit(xt, yt)
-        mse = float(np.mean((model.predict(xv) - yv) ** 2))
+        mse = float(np.mean((inverse(model.predict(xv)) - yv) ** 2))
         if mse < best_mse:
             best, best_mse = model, mse
     xs, _ = _ridge_features(data, split, setting)
-    return best.predict(xs)
+    return inverse(best.predict(xs))
+
+
+def _lear_scale(data: EPFData):
+    """``(a copy of data on LEAR's scale, its inverse for the price)``: the covariates and the
+    price (not the calendar) as ``asinh((v - median) / (1.4826 MAD))``, both over TRAIN."""
+    import copy
+
+    out = copy.copy(data)
+    n_cov = len(data.covariates) - len(data.calendar)
+    cols = [*range(n_cov), data.values.shape[1] - 1]
+    train = data.values[: data.n_train, cols]
+    med = np.median(train, axis=0)
+    mad = 1.4826 * np.median(np.abs(train - med), axis=0)
+    mad = np.where(mad > 0, mad, 1.0)
+    out.values = data.values.copy()
+    out.values[:, cols] = np.arcsinh((data.values[:, cols] - med) / mad)
+    return out, lambda p: np.sinh(p) * mad[-1] + med[-1]
 
 
 def _nf_frames(data: EPFData, split: str, setting: str, model: str):
@@ -244,13 +269,13 @@ def forecast(data: EPFData, config: EPFBenchmark, model: str, setting: str, seed
         return data.windows(split)[0][:, -data.horizon:].copy()
     if model == "naive_week":
         return data.windows(split)[0][:, : data.horizon].copy()
-    if model == "ridge":
-        return _ridge(data, setting, split, config.ridge_alphas)
+    if model in ("ridge", "lear"):
+        return _ridge(data, setting, split, config.ridge_alphas, lear=model == "lear")
     if model.startswith("nf:"):
         return _neural(data, setting, split, model, seed, config.max_steps)
     if model == "tsattn":
         return _tsattn(data, setting, split, seed, config.tsattn_params)[0]
-    raise ValueError(f"unknown model {model!r}: naive_day, naive_week, ridge, nf:NHITS, nf:TiDE, "
+    raise ValueError(f"unknown model {model!r}: naive_day, naive_week, ridge, lear, nf:NHITS, nf:TiDE, "
                      "nf:PatchTST or tsattn")  # fmt: skip
 
 

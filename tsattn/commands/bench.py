@@ -614,7 +614,7 @@ def _register_epf(sub: argparse._SubParsersAction) -> None:
 
     p.add_argument("--settings", nargs="+", choices=list(SETTINGS), default=["past", "future"],
                    help="past+calendar, future+calendar: with calendar columns known ahead")
-    _panel_arguments(p, ["naive_day", "naive_week", "ridge"], "naive_day naive_week ridge nf:NHITS "
+    _panel_arguments(p, ["naive_day", "naive_week", "ridge"], "naive_day naive_week ridge lear nf:NHITS "
                      "nf:TiDE nf:PatchTST tsattn", "results/bench/epf")  # fmt: skip
     p.set_defaults(func=_epf)
 
