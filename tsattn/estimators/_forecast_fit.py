@@ -18,7 +18,7 @@ import pandas as pd
 import torch
 from sklearn.utils.validation import check_is_fitted
 
-from tsattn.estimators import _anchor, _intervals, _log_scale, _series_choice
+from tsattn.estimators import _anchor, _asinh_scale, _intervals, _log_scale, _series_choice
 from tsattn.estimators._covariate_anchor import fit_covariate_anchor
 from tsattn.estimators._forecast_input import Contexts, pack, read_predict_input
 from tsattn.estimators._panel import (
@@ -140,11 +140,19 @@ class PanelForecasting:
         self._scaled_rows = [None if r is None else (r - m) / s
                              for r, (m, s) in zip(data.rows, scale, strict=False)]  # fmt: skip
         scaled = [(r - m) / s for r, (m, s) in zip(train, scale, strict=False)]
+        valid = [None if v is None else (v - m) / s for v, (m, s) in zip(valid, scale, strict=False)]
+        # the target on LEAR's scale from here on (_asinh_scale): 'asinh', or 'auto' with covariates
+        self.asinh_scale_ = None
+        if self.target_transform == "asinh" or (self.target_transform == "auto"
+                                                and bool(data.covariate_names)):  # fmt: skip
+            self.asinh_scale_ = asinh = _asinh_scale.fit_scale(scaled, c)
+            scaled, valid, self._scaled_rows = (
+                [None if r is None else asinh.forward(r) for r in rows]
+                for rows in (scaled, valid, self._scaled_rows))  # fmt: skip
         train_data, owner = self._windows(scaled)
         valid_windows = valid_owner = None
         if any(v is not None for v in valid):
-            valid_windows, valid_owner = self._windows(
-                [None if v is None else (v - m) / s for v, (m, s) in zip(valid, scale, strict=False)])
+            valid_windows, valid_owner = self._windows(valid)
         self._anchor_weights = None
         if data.ids is not None and not data.covariate_names:  # a long frame without covariates
             w = seasonal_weights(scaled, self.period_)
@@ -289,9 +297,14 @@ class PanelForecasting:
         """``(network input, scaled target contexts (n, L, C))`` of ``inp``."""
         scaled = inp.scaled()
         c = self.n_channels_
+        future = inp.future
+        if getattr(self, "asinh_scale_", None) is not None:
+            scaled = self.asinh_scale_.forward(scaled)
+            if future is not None:
+                future = self.asinh_scale_.forward(future, [c + j for j in self.future_])
         if not self.covariates_:
             return scaled, scaled
-        return pack(scaled, inp.future, c, self.future_, self.horizon), scaled[:, :, :c]
+        return pack(scaled, future, c, self.future_, self.horizon), scaled[:, :, :c]
 
     def _unpack(self, out: np.ndarray, n: int) -> np.ndarray:
         """Network outputs back to ``(n, H, C)`` (covariate samples are one channel each)."""
@@ -316,7 +329,15 @@ class PanelForecasting:
         if alpha is not None:
             out = _intervals.quantiles(out, contexts, self.interval_table_, self.interval_floor_,
                                        alpha)  # fmt: skip
-        return inp.natural(inp.hold(inp.unscale(out, self.n_channels_)), self.n_channels_), inp
+        return inp.natural(inp.hold(self._unscale(inp, out)), self.n_channels_), inp
+
+    def _unscale(self, inp: Contexts, out: np.ndarray) -> np.ndarray:
+        """Forecasts ``(n, H, C[, q])`` as the network makes them (standardised, on the asinh
+        scale where ``asinh_scale_`` is set) in the series' units (their logarithms for the rows
+        ``inp.log`` marks)."""
+        if getattr(self, "asinh_scale_", None) is not None:
+            out = self.asinh_scale_.inverse(out)
+        return inp.unscale(out, self.n_channels_)
 
     def _choice(self, inp: Contexts, y: Any) -> np.ndarray | None:
         """Each series' chosen forecast (``series_choice_``'s codes) for the input read: the
@@ -342,7 +363,7 @@ class PanelForecasting:
         (forecast, _, anchor), contexts = self._parts(inp)
 
         def unscaled(part):
-            return inp.hold(inp.unscale(part, self.n_channels_))
+            return inp.hold(self._unscale(inp, part))
 
         period = max(1, int(self.period_))
         last = _series_choice.seasonal_naive(contexts, 1, h)
@@ -437,7 +458,7 @@ class PanelForecasting:
             if part is None:
                 out[name] = None
                 continue
-            part = inp.unscale(part, self.n_channels_)
+            part = self._unscale(inp, part)
             part = inp.hold(part) if name == "forecast" else part
             out[name] = inp.format(inp.natural(part, self.n_channels_))
         return out

@@ -148,13 +148,16 @@ class ForecasterParams(BaseTSEstimator):
     )
     target_transform: str | None = param(
         "auto", [StrOptions(set(_log_scale.TRANSFORMS)), None], "The scale each series is "
-        "forecast on (``log_series_``): ``'log'``, every series fitted on ``log(y)`` (positive "
-        "values) and its forecasts and quantiles ``exp()`` back, so that every part of the model "
-        "sees relative changes; None, the series' own. ``'auto'``: for a long frame of two series "
-        "or more without covariates, the log scale for each positive series whose last "
+        "forecast on (``log_series_``, ``asinh_scale_``): ``'log'``, every series fitted on "
+        "``log(y)`` (positive values) and its forecasts and quantiles ``exp()`` back, so that every "
+        "part of the model sees relative changes; ``'asinh'``, the target on LEAR's scale, the "
+        "inverse hyperbolic sine of its values centred on their median over their MAD (linear "
+        "near the level, logarithmic in spikes, any sign; :mod:`tsattn.estimators._asinh_scale`); "
+        "None, the series' own. ``'auto'``: with covariates, ``'asinh'``; for a long frame of two "
+        "series or more without covariates, the log scale for each positive series whose last "
         "``context_length_`` rows span an order of magnitude or more around a level (spikes or "
         "swings, not growth: the halves' means within a fifth of the span on the log scale), the own "
-        "scale for the others and for one series or covariates "
+        "scale for the others and for one series "
         "(:mod:`tsattn.estimators._log_scale`); a series or window given at predict is judged "
         "on its own rows the same way."
     )

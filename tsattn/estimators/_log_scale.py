@@ -28,8 +28,8 @@ import numpy as np
 
 __all__ = ["LEVEL_SHIFT", "SPAN", "TRANSFORMS", "natural", "resolve", "series_mask", "to_log"]
 
-#: ``target_transform``'s values besides None.
-TRANSFORMS = ("auto", "log")
+#: ``target_transform``'s values besides None (``'asinh'``: :mod:`._asinh_scale`).
+TRANSFORMS = ("auto", "log", "asinh")
 #: ``'auto'`` reads a series on the log scale where its last context's highest value is at least
 #: this many times its lowest (an order of magnitude) ...
 SPAN = 10.0
@@ -65,7 +65,7 @@ def resolve(option: str | None, rows: list[np.ndarray], n_targets: int, ids: lis
     """``log_series_``: the fitted series (``rows``, each ``(T_i, n_targets + k)``; ``ids``: a
     long frame's series, None for one series) read on the log scale, or None where none is.
     (``'log'`` of a series with a value at or below zero fails in :func:`to_log`.)"""
-    if option is None:
+    if option is None or option == "asinh":
         return None
     if option == "auto" and (ids is None or len(rows) < 2 or covariates):
         return None

@@ -120,6 +120,9 @@ class TSForecaster(PanelForecasting, WindowScores, ForecasterParams):
         ``predict_components`` gives the network and the anchor unheld.
     log_series_ : ndarray (n_series,) of bool, the fitted series read on the log scale (their
         forecasts and quantiles ``exp()`` back; ``target_transform``), or None where none is.
+    asinh_scale_ : the target's scale where it is read on LEAR's (``target_transform``:
+        ``'asinh'``, or ``'auto'`` with covariates; :class:`._asinh_scale.AsinhScale`, its
+        ``centre`` and ``scale`` per target channel in the standardised units), or None.
     series_choice_ : ndarray (n_series,) of each fitted series' forecast, chosen on its last
         ``horizon`` rows (:mod:`._series_choice`): 0 the blend, 1 the seasonal naive forecast
         (``period_`` steps), 2 the anchor alone, 3 the last value repeated (a series read at
@@ -155,6 +158,7 @@ class TSForecaster(PanelForecasting, WindowScores, ForecasterParams):
             state.setdefault("series_choice_", None)
             state.setdefault("log_series_", None)
             state.setdefault("log_blend_", None)
+            state.setdefault("asinh_scale_", None)  # before LEAR's scale: the own one
         if isinstance(state.get("network_params_"), dict) and "context_length_" not in state:
             state["context_length_"] = int(state["network_params_"]["context_length"])
         if "channel_mean_" in state and "series_mean_" not in state:  # one series, no covariates
