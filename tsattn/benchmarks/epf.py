@@ -64,7 +64,7 @@ COVARIATE_FREE = ("naive_day", "naive_week", "nf:PatchTST")
 SETTINGS = ("past", "future", "past+calendar", "future+calendar")
 
 #: TimeXer (Wang et al., NeurIPS 2024), Table 2 (short-term EPF, past-only covariates), as in its
-#: repository's figure ``Result_EPF.png``: (market, model, MSE, MAE).
+#: repository's figure ``Result_EPF.png``: (market, model, MSE, MAE); FR and DE TimeXer's own rows.
 PUBLISHED = [
     ("NP", "TimeXer", 0.236, 0.268), ("NP", "iTransformer", 0.265, 0.300),
     ("NP", "PatchTST", 0.267, 0.284), ("NP", "DLinear", 0.309, 0.321),
@@ -72,6 +72,7 @@ PUBLISHED = [
     ("PJM", "PatchTST", 0.106, 0.209), ("PJM", "DLinear", 0.108, 0.215),
     ("BE", "TimeXer", 0.379, 0.243), ("BE", "iTransformer", 0.394, 0.270),
     ("BE", "PatchTST", 0.400, 0.262), ("BE", "DLinear", 0.463, 0.313),
+    ("FR", "TimeXer", 0.385, 0.208), ("DE", "TimeXer", 0.440, 0.415),
 ]
 
 
