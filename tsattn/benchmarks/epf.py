@@ -189,19 +189,20 @@ def _ridge(data: EPFData, setting: str, split: str, alphas: tuple[float, ...],
 
 def _lear_scale(data: EPFData):
     """``(a copy of data on LEAR's scale, its inverse for the price)``: the covariates and the
-    price (not the calendar) as ``asinh((v - median) / (1.4826 MAD))``, both over TRAIN."""
+    price (not the calendar) on the forecaster's own LEAR scale
+    (:func:`tsattn.estimators._asinh_scale.fit_scale`: ``asinh((v - median) / (1.4826 MAD))``),
+    fitted on TRAIN."""
     import copy
 
-    out = copy.copy(data)
+    from tsattn.estimators._asinh_scale import fit_scale
+
     n_cov = len(data.covariates) - len(data.calendar)
-    cols = [*range(n_cov), data.values.shape[1] - 1]
-    train = data.values[: data.n_train, cols]
-    med = np.median(train, axis=0)
-    mad = 1.4826 * np.median(np.abs(train - med), axis=0)
-    mad = np.where(mad > 0, mad, 1.0)
+    cols = [data.values.shape[1] - 1, *range(n_cov)]  # the price first, as the scale's target
+    scale = fit_scale([data.values[: data.n_train, cols]], 1)
+    out = copy.copy(data)
     out.values = data.values.copy()
-    out.values[:, cols] = np.arcsinh((data.values[:, cols] - med) / mad)
-    return out, lambda p: np.sinh(p) * mad[-1] + med[-1]
+    out.values[:, cols] = scale.forward(data.values[:, cols])
+    return out, lambda p: scale.inverse(np.asarray(p)[..., None])[..., 0]
 
 
 def _nf_frames(data: EPFData, split: str, setting: str, model: str):

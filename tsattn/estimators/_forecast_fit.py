@@ -298,7 +298,7 @@ class PanelForecasting:
         scaled = inp.scaled()
         c = self.n_channels_
         future = inp.future
-        if getattr(self, "asinh_scale_", None) is not None:
+        if self.asinh_scale_ is not None:
             scaled = self.asinh_scale_.forward(scaled)
             if future is not None:
                 future = self.asinh_scale_.forward(future, [c + j for j in self.future_])
@@ -335,7 +335,7 @@ class PanelForecasting:
         """Forecasts ``(n, H, C[, q])`` as the network makes them (standardised, on the asinh
         scale where ``asinh_scale_`` is set) in the series' units (their logarithms for the rows
         ``inp.log`` marks)."""
-        if getattr(self, "asinh_scale_", None) is not None:
+        if self.asinh_scale_ is not None:
             out = self.asinh_scale_.inverse(out)
         return inp.unscale(out, self.n_channels_)
 
