@@ -12,7 +12,7 @@ from tsattn.estimators import _anchor
 from tsattn.estimators._forecast_input import pack
 from tsattn.estimators._panel import lay_out, pad_left, seasonal_weights, split_panel
 from tsattn.io.panel import read_long_frame
-from tsattn.nn.covariates import CovariateForecaster
+from tsattn.nn.forecasting import ForecastingTransformer
 from tsattn.training import CovariateWindowData
 
 FAST = dict(max_steps=30, random_state=0, d_model=16, n_heads=2, n_layers=1, dim_feedforward=16)
@@ -210,14 +210,28 @@ SMALL_NET = dict(attention="softmax", d_model=16, n_heads=2, n_layers=1, dim_fee
                  dropout=0.0, attention_dropout=0.0, norm="layer")
 
 
-@pytest.mark.parametrize("decoder", [False, True])
-def test_covariate_network_reads_only_the_known_rows(decoder):
+def covariate_network(context_length, horizon, *, n_covariates, future, patch_len, anchor,
+                      decoder=False, head="linear", tokens="patch", **trunk):
+    """The forecasting network with its covariate adapter (a sample: one target and the
+    covariates, packed)."""
+    return ForecastingTransformer(
+        1, context_length, horizon, head=head, tokens=tokens, channel_independent=True,
+        patch_len=patch_len, anchor=anchor,
+        covariates=dict(n_covariates=n_covariates, future=list(future), decoder=decoder), **trunk)
+
+
+@pytest.mark.parametrize("decoder, head, tokens", [(False, "linear", "patch"),
+                                                   (True, "linear", "patch"),
+                                                   (True, "fourier", "patch"),
+                                                   (True, "linear", "variate")])  # fmt: skip
+def test_covariate_network_reads_only_the_known_rows(decoder, head, tokens):
+    """With any registered head and view that gives ``"covariates"``."""
     torch.manual_seed(0)
-    net = CovariateForecaster(24, 6, n_covariates=2, future=(0,), patch_len=4, anchor=True,
-                              decoder=decoder, **SMALL_NET)  # fmt: skip
-    torch.nn.init.normal_(net.future_map.weight)
+    net = covariate_network(24, 6, n_covariates=2, future=(0,), patch_len=4, anchor=True,
+                            decoder=decoder, head=head, tokens=tokens, **SMALL_NET)  # fmt: skip
+    torch.nn.init.normal_(net.covariates.future_map.weight)
     if decoder:
-        torch.nn.init.normal_(net.decoder.mlp[-1].weight)
+        torch.nn.init.normal_(net.covariates.decoder.mlp[-1].weight)
     net.eval()
     x = torch.randn(3, 30, 3)
     base = net(x)
@@ -228,18 +242,21 @@ def test_covariate_network_reads_only_the_known_rows(decoder):
     seen = x.clone()
     seen[:, 24:, 1] += 1.0
     assert not torch.allclose(net(seen), base)
+    past = x.clone()
+    past[:, :24, 2] += 1.0  # the past-only covariate's context rows are read
+    assert not torch.allclose(net(past), base)
 
 
 def test_the_temporal_decoder_starts_from_the_network_without_it_and_answers_non_linearly():
     kw = dict(n_covariates=2, future=(0,), patch_len=4, anchor=False, **SMALL_NET)
     torch.manual_seed(0)
-    plain = CovariateForecaster(24, 6, **kw).eval()
-    net = CovariateForecaster(24, 6, decoder=True, **kw).eval()
+    plain = covariate_network(24, 6, **kw).eval()
+    net = covariate_network(24, 6, decoder=True, **kw).eval()
     missing, unexpected = net.load_state_dict(plain.state_dict(), strict=False)
-    assert not unexpected and missing and all(k.startswith("decoder.") for k in missing)
+    assert not unexpected and missing and all(k.startswith("covariates.decoder.") for k in missing)
     x = torch.randn(3, 30, 3)
     torch.testing.assert_close(net(x), plain(x))  # its last layer starts at zero
-    torch.nn.init.normal_(net.decoder.mlp[-1].weight)
+    torch.nn.init.normal_(net.covariates.decoder.mlp[-1].weight)
     load = [x.clone() for _ in range(3)]
     for i, value in enumerate((0.0, 1.0, 2.0)):
         load[i][:, 24:, 1] = value  # the future-known covariate's horizon rows
@@ -249,24 +266,46 @@ def test_the_temporal_decoder_starts_from_the_network_without_it_and_answers_non
     torch.testing.assert_close(lin[2] - lin[1], lin[1] - lin[0])
 
 
-def test_a_covariate_model_saved_before_the_temporal_decoder_loads_without_it():
+def _saved_as_before_issue_76(model: TSForecaster, decoder: bool = True) -> dict:
+    """``model``'s pickled state as the covariate network's own class wrote it before issue 76
+    (its adapter's parts on the network, flat parameters; ``decoder`` False: before the temporal
+    decoder, without it)."""
     import io
 
-    df = panel()
-    model = TSForecaster(horizon=6, context_length=24, future_covariates=["load_fc"], **FAST).fit(df)
-    assert model.network_params_["decoder"] is True and model.module_.decoder is not None
     state = model.__getstate__()
     weights = torch.load(io.BytesIO(state["_module_state"]), weights_only=True)
+    old = {k.replace("covariates.", ""): v for k, v in weights.items()
+           if decoder or not k.startswith("covariates.decoder.")}  # fmt: skip
     buffer = io.BytesIO()
-    torch.save({k: v for k, v in weights.items() if not k.startswith("decoder.")}, buffer)
+    torch.save(old, buffer)
     state["_module_state"] = buffer.getvalue()
-    state["network_params_"] = {k: v for k, v in state["network_params_"].items() if k != "decoder"}
+    params = {k: v for k, v in state["network_params_"].items()
+              if k not in ("n_channels", "head", "head_params", "channel_independent", "tokens",
+                           "anchor_period", "patch_stride", "covariates")}  # fmt: skip
+    covariates = state["network_params_"]["covariates"]
+    params.update(n_covariates=covariates["n_covariates"], future=covariates["future"])
+    if decoder:
+        params["decoder"] = covariates["decoder"]
+    state["network_params_"] = params
+    return state
+
+
+@pytest.mark.parametrize("decoder", [True, False])
+def test_a_covariate_model_saved_before_issue_76_loads_into_the_one_network(decoder):
+    df = panel()
+    model = TSForecaster(horizon=6, context_length=24, future_covariates=["load_fc"], **FAST).fit(df)
+    assert model.network_params_["covariates"]["decoder"] is True
+    assert model.module_.covariates.decoder is not None
     old = TSForecaster.__new__(TSForecaster)
-    old.__setstate__(state)  # as saved before the decoder
-    assert old.network_params_["decoder"] is False and old.module_.decoder is None
-    assert np.isfinite(old.predict(X=future_rows(old)).y).all()
+    old.__setstate__(_saved_as_before_issue_76(model, decoder))
+    assert (old.module_.covariates.decoder is not None) is decoder
+    fut = future_rows(old)
+    if decoder:  # the same network, its weights under their old names
+        pd.testing.assert_frame_equal(old.predict(X=fut), model.predict(X=fut))
+    assert np.isfinite(old.predict(X=fut).y).all()
     past = TSForecaster(horizon=6, context_length=24, **FAST).fit(df)  # nothing known ahead
-    assert past.network_params_["decoder"] is False and past.module_.decoder is None
+    assert past.network_params_["covariates"]["decoder"] is False
+    assert past.module_.covariates.decoder is None
 
 
 def test_long_frame_reader_joins_covariates_and_names_misaligned_rows():
@@ -654,3 +693,16 @@ def test_the_auto_rule_takes_swings_around_a_level_not_growth():
     out = _log_scale.natural(np.log([[[5.0], [50.0], [1e300]]]), np.array([True]), contexts)
     np.testing.assert_allclose(out[0, :, 0], [5.0, 50.0, 100.0])
     assert _log_scale.natural(np.zeros((1, 3, 1)), None, contexts).sum() == 0  # no series: as is
+
+
+@pytest.mark.parametrize("options", [{"head": "fourier"}, {"tokens": "variate"},
+                                     {"patch_stride": "half"}])  # fmt: skip
+def test_covariates_are_read_by_every_registered_head_and_view(options):
+    """Covariates are a capability of the network's views, not of one head: a fit with them
+    trains and forecasts with the Fourier head, variate tokens and overlapping patches too."""
+    df = panel()
+    model = TSForecaster(horizon=6, context_length=24, future_covariates=["load_fc"], **options,
+                         **FAST).fit(df)  # fmt: skip
+    assert model.module_.covariates is not None and model.anchor_ == "lear"
+    out = model.predict(X=future_rows(model))
+    assert len(out) == 4 * 6 and np.isfinite(out.y).all()

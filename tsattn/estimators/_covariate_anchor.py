@@ -3,7 +3,7 @@
 LEAR (Lago et al. 2021), the strong linear baseline of day-ahead price forecasting, regresses
 each hour of the next day on the recent prices and the day-ahead forecasts of the covariates. Here
 each horizon step is a ridge regression on the target channel's and the covariates' context rows
-and the future-known covariates' rows of the whole horizon (:func:`tsattn.nn.covariates.anchor_features`), every
+and the future-known covariates' rows of the whole horizon (:func:`tsattn.nn.forecasting.covariates.anchor_features`), every
 (window, target channel) of the training windows a row, in the per-series standardised units.
 The penalty is chosen among :data:`PENALTIES` by blocked cross-validation over the training and
 validation windows, and the map is then fitted on all of them. :func:`tsattn.estimators._anchor.fit_blend` then weighs it against the network.
@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from tsattn.nn.covariates import anchor_features
+from tsattn.nn.forecasting.covariates import anchor_features
 from tsattn.training import CovariateWindowData
 
 __all__ = ["PENALTIES", "fit_covariate_anchor"]

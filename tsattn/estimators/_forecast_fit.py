@@ -161,15 +161,7 @@ class PanelForecasting:
         self._valid_log = None
         if self.log_series_ is not None and valid_owner is not None and not self.covariates_:
             self._valid_log = self.log_series_[valid_owner]
-        if self.covariates_:
-            self._check_covariate_options()
-            self.network_params_ = dict(
-                context_length=int(n), horizon=int(h), n_covariates=len(self.covariates_),
-                future=list(self.future_), patch_len=self.patch_len_,
-                anchor=self.anchor is not None, decoder=bool(self.future_),
-                **self._trunk_params(spec))  # fmt: skip
-        else:
-            self.network_params_ = self._network_params(spec)
+        self.network_params_ = self._network_params(spec)
         return train_data, valid_windows, seed, rng
 
     def _time_info(self, data: FitInput) -> dict:
@@ -178,16 +170,6 @@ class PanelForecasting:
         if data.ids is None or isinstance(data.step, (int, np.integer)):
             return data.info
         return {**data.info, "index": pd.date_range("2000-01-03", periods=3, freq=data.step)}
-
-    def _check_covariate_options(self) -> None:
-        bad = {name: value for name, value in (("tokens", self.tokens), ("head", self.head))
-               if value != {"tokens": "patch", "head": "linear"}[name]}  # fmt: skip
-        if self.patch_stride_ != self.patch_len_:
-            bad["patch_stride"] = self.patch_stride
-        if bad:
-            raise ValueError(f"covariates are read by patch tokens with the linear head, "
-                             f"non-overlapping; got {bad}. Leave these options at their defaults "
-                             "or fit without covariates.")
 
     def _windows(self, rows: list[np.ndarray | None]) -> tuple[WindowData, np.ndarray]:
         """The windows of the scaled series ``rows`` laid end to end (None entries skipped), and
@@ -199,16 +181,6 @@ class PanelForecasting:
                                        self.n_channels_, self.future_), owner  # fmt: skip
         return WindowData(tensor, self.context_length_, self.horizon, starts,
                           self._independent()), owner  # fmt: skip
-
-    def _build_network(self) -> torch.nn.Module:
-        params = dict(self.network_params_)
-        if "n_covariates" not in params:
-            return super()._build_network()
-        from tsattn.attention import AttentionSpec
-        from tsattn.nn.covariates import CovariateForecaster
-
-        params["attention"] = AttentionSpec(params["attention"], params.pop("attention_params"))
-        return CovariateForecaster(**params)
 
     # ------------------------------------------------------------------ calibrate
     def _calibrate(self, train_data: WindowData, valid_windows: WindowData | None,

@@ -55,6 +55,16 @@ AUTO_WIDTHS = ((64, 100), (32, 1))
 AUTO_DROPOUT = ((0.0, 100), (0.2, 1))
 
 
+def _covariate_network_params(old: dict) -> dict:
+    """``network_params_`` of a covariate network saved before issue 76 (its own class, patch
+    tokens and the linear head; before the temporal decoder, without it) as the one network's."""
+    old = dict(old)
+    covariates = dict(n_covariates=old.pop("n_covariates"), future=list(old.pop("future")),
+                      decoder=old.pop("decoder", False))  # fmt: skip
+    return dict(n_channels=1, head="linear", head_params={}, channel_independent=True,
+                tokens="patch", anchor_period=1, patch_stride=None, covariates=covariates, **old)
+
+
 @declare
 class TSForecaster(PanelForecasting, WindowScores, ForecasterParams):
     """Transformer forecaster: the ``horizon`` steps after a ``context_length``-step window.
@@ -147,8 +157,8 @@ class TSForecaster(PanelForecasting, WindowScores, ForecasterParams):
             if "head_params" not in params and "head" in params:  # format 1: n_harm was flat
                 n_harm = params.pop("n_harm", None)
                 params["head_params"] = {"n_harm": n_harm} if params["head"] == "fourier" else {}
-            if "n_covariates" in params:  # saved before the temporal decoder: without it, as then
-                params.setdefault("decoder", False)
+            if "n_covariates" in params:  # the covariate network before issue 76 made it one
+                params = state["network_params_"] = _covariate_network_params(params)
         for attribute in REMOVED_ATTRIBUTES:
             state.pop(attribute, None)
         state.setdefault("future_covariates", None)
@@ -257,13 +267,18 @@ class TSForecaster(PanelForecasting, WindowScores, ForecasterParams):
                 if hp.name in self._parameter_constraints}  # fmt: skip
 
     def _network_params(self, spec: AttentionSpec) -> dict:
-        """``network_params_`` of the network without covariates."""
+        """``network_params_``: with covariates a sample is one target channel packed with them."""
+        covariates = None
+        if self.covariates_:
+            covariates = dict(n_covariates=len(self.covariates_), future=list(self.future_),
+                              decoder=bool(self.future_))  # fmt: skip
         return dict(
-            n_channels=self.n_channels_, context_length=int(self.context_length_),
+            n_channels=1 if covariates else self.n_channels_,
+            context_length=int(self.context_length_),
             horizon=int(self.horizon), head=self.head, head_params=self._head_params(),
             channel_independent=self._independent(), patch_len=self.patch_len_, tokens=self.tokens,
-            anchor=self.anchor is not None, anchor_period=self.period_,
-            patch_stride=self.patch_stride_,
+            anchor=self.anchor is not None, anchor_period=1 if covariates else self.period_,
+            patch_stride=self.patch_stride_, covariates=covariates,
             **self._trunk_params(spec),
         )  # fmt: skip
 

@@ -102,7 +102,7 @@ class WindowData:
 class CovariateWindowData(WindowData):
     """Windows of ``series (T, n_targets + k)``, target columns first, whose samples are one
     target channel of one window packed with the ``k`` covariates, as
-    :class:`~tsattn.nn.covariates.CovariateForecaster` reads them.
+    :class:`~tsattn.nn.forecasting.ForecastingTransformer` with covariates reads them.
 
     A sample's input is ``(context_length + horizon, 1 + k)``: the target channel's context (its
     horizon rows zero) and the covariates' rows, of which only the ``future`` ones (indices among
