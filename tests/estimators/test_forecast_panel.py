@@ -8,12 +8,21 @@ import pytest
 import torch
 
 from tsattn import TSForecaster
-from tsattn.estimators import _anchor
-from tsattn.estimators._forecast_input import pack
-from tsattn.estimators._panel import lay_out, pad_left, seasonal_weights, split_panel
+from tsattn.estimators.forecaster import anchors as _anchor
+from tsattn.estimators.forecaster import choice as _series_choice
+from tsattn.estimators.forecaster.data import (
+    ForecastData,
+    Form,
+    lay_out,
+    pad_left,
+    seasonal_weights,
+    split,
+)
+from tsattn.estimators.forecaster.roles import Covariates
+from tsattn.estimators.forecaster.scales import LogScale, ScaleChain
 from tsattn.io.panel import read_long_frame
 from tsattn.nn.forecasting import ForecastingTransformer
-from tsattn.training import CovariateWindowData
+from tsattn.training import WindowData
 
 FAST = dict(max_steps=30, random_state=0, d_model=16, n_heads=2, n_layers=1, dim_feedforward=16)
 
@@ -84,7 +93,7 @@ def test_windows_stay_inside_one_series_and_validation_is_each_series_tail():
     windows = series[starts[:, None] + np.arange(5)]
     assert all(len(np.unique(w // 100)) == 1 for w in windows)  # never across two series
     assert owner.tolist() == [0] * 6 + [1]
-    train, valid = split_panel([np.arange(40.0)[:, None]], 0.1, 8, 5)
+    train, valid = split([np.arange(40.0)[:, None]], 0.1, 8, 5, panel=True)
     assert len(train[0]) == 35 and valid[0][:, 0].tolist() == list(range(27, 40))
     assert pad_left(np.array([[1.0], [2.0]]), 4)[:, 0].tolist() == [1, 1, 1, 2]
 
@@ -191,15 +200,18 @@ def test_score_on_the_continuation_and_on_windows():
 
 
 def test_pack_and_covariate_windows_hide_what_is_not_known():
+    """Predict packs its contexts as training packs its windows (one ``WindowData``)."""
     contexts = np.arange(2 * 4 * 3, dtype=float).reshape(2, 4, 3)  # 2 targets, 1 covariate
     future = np.full((2, 2, 1), -1.0)
-    packed = pack(contexts, future, n_targets=2, future_idx=(0,), horizon=2)
+    data = ForecastData([], 2, Covariates(("f",), ("future",)), Form(None))
+    packed = data.network_input(contexts, future, 2, torch.device("cpu")).numpy()
     assert packed.shape == (4, 6, 2)
     np.testing.assert_array_equal(packed[1, :4, 0], contexts[0, :, 1])  # window 0, channel 1
     np.testing.assert_array_equal(packed[1, :4, 1], contexts[0, :, 2])
     assert (packed[:, 4:, 0] == 0).all() and (packed[:, 4:, 1] == -1).all()
     series = torch.arange(30.0).reshape(10, 3)  # target, future covariate, past covariate
-    data = CovariateWindowData(series, 3, 2, None, n_targets=1, future=(0,))
+    known = Covariates(("f", "p"), ("future", "past")).known(3, 2)
+    data = WindowData(series, 3, 2, None, known=known)
     x = data.gather(torch.tensor([1]))[0]
     assert x[3:, 0].tolist() == [0, 0] and x[3:, 2].tolist() == [0, 0]
     assert x[3:, 1].tolist() == [13.0, 16.0]
@@ -371,7 +383,7 @@ def test_only_the_forecaster_has_a_width_rule():
 
 
 def test_auto_context_by_the_series_lengths():
-    from tsattn.estimators._forecaster_params import MAX_PANEL_CONTEXT, SERIES_CONTEXT, auto_context
+    from tsattn.estimators.forecaster.params import MAX_PANEL_CONTEXT, SERIES_CONTEXT, auto_context
 
     # half the lower quartile, rounded up to whole seasons, within [2 * horizon, MAX_PANEL_CONTEXT]
     assert auto_context([366] * 150 + [900] * 250, 13, 52) == 208  # 183 -> four seasons of 52
@@ -440,11 +452,11 @@ def test_a_long_frame_forecast_is_held_above_each_series_lowest_value():
     ramps = np.array([0.0, 100.0, 200.0])[:, None, None] + np.linspace(0.0, 5.0, 60)[None, :, None]
     low = ramps.min(axis=1)[:, None, :]  # of every row given, the 12 before the context included
     fitted_low = model.series_low_.copy()
-    model.series_low_ = None
+    model.series_low_, model.fit_plan_.scales.floor = None, False  # the floor off, as without it
     raw, raw_fitted = model.predict(ramps), model.predict()
     raw_q = model.predict_quantiles(ramps, alpha=(0.1, 0.9))
     assert (raw < low).all() and (raw_q[..., 1] < low).any()  # unheld, they fall below
-    model.series_low_ = fitted_low
+    model.series_low_, model.fit_plan_.scales.floor = fitted_low, True
     np.testing.assert_allclose(model.predict(ramps), np.maximum(raw, low))
     np.testing.assert_allclose(model.predict_quantiles(ramps, alpha=(0.1, 0.9)),
                                np.maximum(raw_q, low[..., None]))  # fmt: skip
@@ -480,7 +492,6 @@ def test_a_long_frame_forecast_is_chosen_per_series_on_its_last_horizon(monkeypa
     far less than the model's on its last horizon of rows is forecast by it (``series_choice_``,
     the same choice for a long ``y`` from its own rows); the quantiles follow the chosen
     forecast; a batch, one series and covariates keep the blend."""
-    from tsattn.estimators import _series_choice
 
     df = periodic_panel()
     model = TSForecaster(horizon=12, context_length=48, period=24, **FAST).fit(df)
@@ -522,7 +533,7 @@ def test_a_long_frame_forecast_is_chosen_per_series_on_its_last_horizon(monkeypa
 
 
 def test_the_series_choice_takes_the_best_candidate_below_the_ratio():
-    from tsattn.estimators import _series_choice as sc
+    sc = _series_choice
 
     r = sc.SWITCH_RATIO
     truth = np.zeros((4, 3, 1))
@@ -548,7 +559,6 @@ def test_series_on_the_log_scale_take_their_own_share():
     series or window on the log scale blends by ``log_blend_`` (of the logarithms), the others by
     ``blend_``; None where no series, or every series, is on the log scale; a model saved
     before it loads with one share, as then."""
-    from tsattn.estimators import _anchor
 
     rng = np.random.default_rng(0)
     net, anc, target = rng.normal(size=(3, 40, 6, 1))
@@ -674,25 +684,25 @@ def test_spiky_series_are_forecast_on_the_log_scale():
 
 
 def test_the_auto_rule_takes_swings_around_a_level_not_growth():
-    """``'auto'``'s rule (:func:`_log_scale.series_mask`): a series idling at 1 with spikes to 41
-    is taken; one that grew fiftyfold over its context, one that spans less than a factor of 10
-    and one with a value at or below zero are not; ``'log'`` takes every series."""
-    from tsattn.estimators import _log_scale
-
+    """``'auto'``'s rule (:meth:`LogScale.select` with ``spiky``): a series idling at 1 with
+    spikes to 41 is taken; one that grew fiftyfold over its context, one that spans less than a
+    factor of 10 and one with a value at or below zero are not; ``'log'`` takes every series."""
+    spiky, every = LogScale(spiky=True), LogScale()
     t = np.arange(120.0)
     spikes = 1.0 + 40.0 * (t % 24 == 20)
     growth = np.exp(np.linspace(0.0, np.log(50.0), 120))
     narrow = 50.0 + 10.0 * np.sin(2 * np.pi * t / 24)
     rows = [x[:, None] for x in (spikes, growth, narrow, spikes - 1.0)]
-    assert _log_scale.series_mask("auto", rows, 1, 96).tolist() == [True, False, False, False]
-    assert _log_scale.series_mask("log", rows, 1, 96).all()
+    assert spiky.select(rows, 1, 96).tolist() == [True, False, False, False]
+    assert every.select(rows, 1, 96).all()
     # only the last context counts: the spikes before a flat context do not
-    assert not _log_scale.series_mask("auto", [np.r_[spikes, np.full(96, 5.0)][:, None]], 1, 96)[0]
+    assert not spiky.select([np.r_[spikes, np.full(96, 5.0)][:, None]], 1, 96)[0]
     # back from the log scale, a forecast is held at or below the context's top times its span
     contexts = np.log([[1.0], [10.0]])[None]  # (1, L=2, C=1): top 10, span 10
-    out = _log_scale.natural(np.log([[[5.0], [50.0], [1e300]]]), np.array([True]), contexts)
+    out = every.inverse(np.log([[[5.0], [50.0], [1e300]]]), contexts)
     np.testing.assert_allclose(out[0, :, 0], [5.0, 50.0, 100.0])
-    assert _log_scale.natural(np.zeros((1, 3, 1)), None, contexts).sum() == 0  # no series: as is
+    chain = ScaleChain(series=every)
+    assert chain.from_series_scale(np.zeros((1, 3, 1)), None, contexts).sum() == 0  # no series
 
 
 @pytest.mark.parametrize("options", [{"head": "fourier"}, {"tokens": "variate"},

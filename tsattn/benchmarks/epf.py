@@ -190,18 +190,18 @@ def _ridge(data: EPFData, setting: str, split: str, alphas: tuple[float, ...],
 def _lear_scale(data: EPFData):
     """``(a copy of data on LEAR's scale, its inverse for the price)``: the covariates and the
     price (not the calendar) on the forecaster's own LEAR scale
-    (:func:`tsattn.estimators._asinh_scale.fit_scale`: ``asinh((v - median) / (1.4826 MAD))``),
+    (:class:`tsattn.estimators.forecaster.scales.AsinhScale`: ``asinh((v - median) / (1.4826 MAD))``),
     fitted on TRAIN."""
     import copy
 
-    from tsattn.estimators._asinh_scale import fit_scale
+    from tsattn.estimators.forecaster.scales import AsinhScale
 
     n_cov = len(data.covariates) - len(data.calendar)
     cols = [data.values.shape[1] - 1, *range(n_cov)]  # the price first, as the scale's target
-    scale = fit_scale([data.values[: data.n_train, cols]], 1)
+    scale = AsinhScale().fit([data.values[: data.n_train, cols]], 1)
     out = copy.copy(data)
     out.values = data.values.copy()
-    out.values[:, cols] = scale.forward(data.values[:, cols])
+    out.values[:, cols] = scale.forward(data.values[:, cols], 1)
     return out, lambda p: scale.inverse(np.asarray(p)[..., None])[..., 0]
 
 

@@ -24,7 +24,7 @@ Recipe: a new forecasting head
    once in that file.
 3. Import the file in ``tsattn/nn/forecasting/__init__.py`` (registration happens at import).
 4. A hyperparameter users set: a field of
-   :class:`~tsattn.estimators._forecaster_params.ForecasterParams` built from its declaration,
+   :class:`~tsattn.estimators.forecaster.params.ForecasterParams` built from its declaration,
    ``name: int = param(HP.default, HP.constraint, HP.doc)``; the estimator hands the head the
    fields its declarations name.
 5. Tests: the head's own maths against a slow reference in ``tests/nn/``, and a fit of
