@@ -610,7 +610,7 @@ def _register_epf(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--markets", nargs="+", type=Path, required=True, metavar="CSV",
                    help="EPF market files (date, covariates, OT), named by their stem: NP.csv ...")
-    from tsattn.benchmarks.epf import SETTINGS  # no torch: pandas and the run record only
+    from tsattn.benchmarks.epf_data import SETTINGS  # no torch: numpy and pandas only
 
     p.add_argument("--settings", nargs="+", choices=list(SETTINGS), default=["past", "future"],
                    help="past+calendar, future+calendar: with calendar columns known ahead")
