@@ -33,7 +33,7 @@ def time_default_fit(n: int, channels: int, length: int, classes: int = 2, repea
     import torch
 
     from tsattn import TSClassifier, TSForecaster, TSRegressor
-    from tsattn.analysis.fit_profile import random_fit_data
+    from tsattn.analysis.fit_cases import random_fit_data
 
     X, y = random_fit_data(task, n, channels, length, classes)
     cls = {"forecasting": TSForecaster, "classification": TSClassifier}.get(task, TSRegressor)
