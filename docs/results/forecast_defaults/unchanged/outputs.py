@@ -54,6 +54,8 @@ def cases(ili: str) -> dict[str, tuple[dict, np.ndarray]]:
         "variate": ({**base, "tokens": "variate"}, synth),
         "stride_half": ({**base, "patch_stride": "half"}, synth),
         "no_validation": ({**base, "validation_fraction": 0.0}, synth),
+        # ceil(0.1 * 150) = 15 rows are fewer than the horizon: the split rule decides (issue 76)
+        "short": (dict(horizon=24, context_length=96, max_steps=60, random_state=0), synth[:150]),
     }
 
 
