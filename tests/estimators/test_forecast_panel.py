@@ -93,7 +93,7 @@ def test_windows_stay_inside_one_series_and_validation_is_each_series_tail():
     windows = series[starts[:, None] + np.arange(5)]
     assert all(len(np.unique(w // 100)) == 1 for w in windows)  # never across two series
     assert owner.tolist() == [0] * 6 + [1]
-    train, valid = split([np.arange(40.0)[:, None]], 0.1, 8, 5, panel=True)
+    train, valid = split([np.arange(40.0)[:, None]], 0.1, 8, 5)
     assert len(train[0]) == 35 and valid[0][:, 0].tolist() == list(range(27, 40))
     assert pad_left(np.array([[1.0], [2.0]]), 4)[:, 0].tolist() == [1, 1, 1, 2]
 

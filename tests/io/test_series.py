@@ -32,5 +32,8 @@ def test_windows_series_and_validation_series_raise_the_same_wording():
 
 
 def test_one_series_holds_out_its_tail_with_context_overlap():
-    (train,), (valid,) = split([np.arange(100.0)[:, None]], 0.2, 8, 4, panel=False)
+    (train,), (valid,) = split([np.arange(100.0)[:, None]], 0.2, 8, 4)
     assert len(train) == 80 and valid[0, 0] == 80 - 8 and valid[-1, 0] == 99
+    # the last horizon at least, one series or many (issue 76: one rule)
+    (train,), (valid,) = split([np.arange(100.0)[:, None]], 0.02, 8, 4)
+    assert len(train) == 96 and len(valid) == 8 + 4

@@ -66,8 +66,7 @@ def _forecast_extra(est, series: np.ndarray) -> dict[str, Any]:
     process's peak resident memory in MB (Linux reports kilobytes)."""
     from tsattn.estimators.forecaster.data import split
 
-    (train,), _ = split([series], est.validation_fraction, est.context_length_, est.horizon,
-                        panel=False)  # fmt: skip
+    (train,), _ = split([series], est.validation_fraction, est.context_length_, est.horizon)
     windows = len(train) - est.context_length_ - est.horizon + 1
     samples = windows * (series.shape[1] if est.channel_independent else 1)
     return {"train_samples": int(samples), "planned_steps": est.planned_steps(len(train), series.shape[1]),

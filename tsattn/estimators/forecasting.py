@@ -185,7 +185,7 @@ class TSForecaster(WindowScores, ForecasterParams):
         else:
             if not plan.panel:
                 series_io.check_length(data.rows[0], n, h, "y")
-            train, valid = split(data.rows, self.validation_fraction, n, h, plan.panel)
+            train, valid = split(data.rows, self.validation_fraction, n, h)
         self.last_context_ = last_contexts(data.rows, n) if plan.panel else data.rows[0][-n:].copy()
         self.series_mean_, self.series_scale_ = Standardise.stats(train)
         self.channel_mean_, self.channel_scale_ = self.series_mean_[0, :c], self.series_scale_[0, :c]

@@ -154,29 +154,28 @@ def last_contexts(rows: list[np.ndarray], context_length: int) -> np.ndarray:
     return np.stack([pad_left(r, context_length)[-context_length:] for r in rows])
 
 
-def holdout(length: int, fraction: float, context_length: int, horizon: int, panel: bool) -> int:
-    """The validation rows held out of a series of ``length`` rows (0: none): for a long frame
-    (``panel``) ``max(horizon, ceil(fraction * length))`` (the last ``horizon`` at least, as the
-    M4 rules hold out), none of a series of ``horizon`` rows or fewer; for one series
-    ``ceil(fraction * length)`` where they are at least ``horizon`` and leave ``context_length +
-    horizon`` rows for training, else none."""
+def holdout(length: int, fraction: float, horizon: int) -> int:
+    """The validation rows held out of a series of ``length`` rows, one series or each of many:
+    ``max(horizon, ceil(fraction * length))`` (the last ``horizon`` at least, as the M4 rules hold
+    out), 0 where ``fraction`` is 0 or the series has no row left for training. Chosen over the
+    rule one series had before issue 76 (``ceil(fraction * length)`` rows, none where they were
+    fewer than ``horizon`` or left less than a window for training) on single short series' validation
+    rows (``docs/results/forecast_defaults/split_rule/``)."""
     if fraction <= 0:
         return 0
-    if panel:
-        n_val = max(horizon, math.ceil(fraction * length))
-        return n_val if length - n_val >= 1 else 0
-    n_val = int(math.ceil(fraction * length))
-    return n_val if n_val >= horizon and length - n_val >= context_length + horizon else 0
+    n_val = max(horizon, math.ceil(fraction * length))
+    return n_val if length - n_val >= 1 else 0
 
 
-def split(rows: list[np.ndarray], fraction: float, context_length: int, horizon: int,
-          panel: bool) -> tuple[list[np.ndarray], list[np.ndarray | None]]:  # fmt: skip
+def split(rows: list[np.ndarray], fraction: float, context_length: int, horizon: int
+          ) -> tuple[list[np.ndarray], list[np.ndarray | None]]:  # fmt: skip
     """Each series' training rows and validation rows (:func:`holdout`'s last rows, after
     ``context_length`` rows of context, left-padded where the series is shorter): ``(train,
-    valid)``, ``valid[i]`` None where none are held out (with a warning where none can be)."""
+    valid)``, ``valid[i]`` None where none are held out (with a warning where no series has
+    any)."""
     train, valid = [], []
     for r in rows:
-        n_val = holdout(len(r), fraction, context_length, horizon, panel)
+        n_val = holdout(len(r), fraction, horizon)
         if not n_val:
             train.append(r)
             valid.append(None)
@@ -184,19 +183,10 @@ def split(rows: list[np.ndarray], fraction: float, context_length: int, horizon:
         train.append(r[: len(r) - n_val])
         valid.append(pad_left(r, context_length + n_val)[-(context_length + n_val):])
     if fraction > 0 and all(v is None for v in valid):
-        if panel:
-            warnings.warn(f"every series is at most horizon={horizon} rows long: no validation "
-                          "rows can be held out; training without validation and monitoring the "
-                          "training loss. Pass longer series or validation_fraction=0 to silence "
-                          "this.", UserWarning, stacklevel=5)  # fmt: skip
-        else:
-            n_val, need = int(math.ceil(fraction * len(rows[0]))), context_length + horizon
-            warnings.warn(
-                f"y has {len(rows[0])} steps: too few to hold out validation_fraction={fraction} "
-                f"({n_val} steps, at least horizon={horizon} needed) and keep {need} for "
-                "training; training without validation and monitoring the training loss. "
-                "Pass a longer series, y_val, or validation_fraction=0 to silence this.",
-                UserWarning, stacklevel=5)  # fmt: skip
+        warnings.warn(f"every series is at most horizon={horizon} rows long: no validation rows "
+                      "can be held out; training without validation and monitoring the training "
+                      "loss. Pass longer series or validation_fraction=0 to silence this.",
+                      UserWarning, stacklevel=5)  # fmt: skip
     return train, valid
 
 

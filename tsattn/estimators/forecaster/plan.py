@@ -92,8 +92,7 @@ class FitPlan:
             setattr(scales, "standardised" if scale.position == "standardised" else "series", scale)
         lengths = [len(r) for r in data.rows]  # the training rows, after the validation rows
         if data.valid is None:
-            lengths = [t - holdout(t, est.validation_fraction, context, est.horizon, panel)
-                       for t in lengths]  # fmt: skip
+            lengths = [t - holdout(t, est.validation_fraction, est.horizon) for t in lengths]
         anchor = est.anchor
         if anchor is not None and covariates:
             anchor = "lear"
