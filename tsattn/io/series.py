@@ -19,6 +19,7 @@ __all__ = [
     "as_series",
     "as_windows",
     "check_length",
+    "check_orientation",
     "finite",
     "format_output",
     "future_index",
@@ -145,6 +146,15 @@ def format_quantiles(quantiles: np.ndarray, info: dict, alpha: np.ndarray) -> An
     columns = pd.MultiIndex.from_product([names, [float(a) for a in alpha]])
     return pd.DataFrame(quantiles.reshape(len(quantiles), -1), columns=columns,
                         index=_continue_index(info["index"], len(quantiles)))  # fmt: skip
+
+
+def check_orientation(values: np.ndarray, need: int, what: str) -> None:
+    """Refuse a series of fewer than ``need`` rows whose columns are at least as many: a
+    ``(channels, time)`` array read as ``(time, channels)``."""
+    if len(values) < need and values.ndim == 2 and values.shape[1] >= need:
+        raise ValueError(f"{what} has {len(values)} rows and {values.shape[1]} columns: time runs "
+                         f"along the first axis, so if its columns are its time steps, pass "
+                         f"{what}.T.")  # fmt: skip
 
 
 def check_length(values: np.ndarray, context_length: int, horizon: int, what: str) -> None:

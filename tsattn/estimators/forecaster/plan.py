@@ -72,7 +72,7 @@ class FitPlan:
     def decide(cls, est: Any, data: ForecastData) -> FitPlan:
         """The plan of ``est``'s fit on ``data`` (read by :func:`.frames.read_fit`); the covariates
         take their roles from ``est``'s role parameters."""
-        names = Covariates.assign(list(data.covariates.names), est)
+        names = Covariates.assign(list(data.covariates.names), est, data.in_frame)
         panel, covariates = data.form.long, bool(len(names))
         n_series = len(data.rows)
         context = series_context(est)
