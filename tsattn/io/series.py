@@ -172,10 +172,12 @@ def check_length(values: np.ndarray, context_length: int, horizon: int, what: st
 def seasonal_period(time: Any, values: Any = None) -> int:
     """Steps per season of a series, read from its ``time``: a ``DatetimeIndex`` or
     ``PeriodIndex`` by its frequency, or a long frame's step (a pandas offset or ``Timedelta``), as
-    the table of :mod:`tsattn.io.season` gives (``h`` 24, ``B`` 5, ``D`` 7, ``W`` 52, ``MS`` 12,
-    ``QS`` 4, ``YS`` 1, ...). Where the time carries no frequency (integer steps, a
-    ``RangeIndex``, None for arrays): from ``values`` (one series ``(T,)``/``(T, C)`` or a list of
-    series) by :func:`tsattn.io.season.season_from_data`, 1 without them."""
+    the table of ``tsattn.io.season`` (and of the forecasting guide, "What fit does") gives:
+    ``h`` 24, ``2h`` 12, ``15min`` 96, ``B`` 5, ``D`` 7, ``W`` 52, ``MS`` 12, ``QS`` 4, ``YS`` 1
+    and so on. Where the time carries no frequency (integer steps, a ``RangeIndex``, None for
+    arrays): from ``values`` (one series ``(T,)`` or ``(T, C)``, or a list of series: a panel) by
+    ``tsattn.io.season.season_from_data`` (the highest peak of their pooled autocorrelation), 1
+    without them."""
     season = season_from_index(time) if isinstance(time, pd.Index) else season_from_step(time)
     if season is None:
         season = 1 if values is None else season_from_data(values)
