@@ -37,7 +37,8 @@ def _band(ax, label):
 def test_forecast_panels_draw_the_forecast_and_intervals_of_the_estimator(fitted):
     est, frame = fitted
     context, future = frame.iloc[:300], frame.iloc[300:]
-    axes = plot_forecast(est, context, y_true=future, components=True)
+    fig = plot_forecast(est, context, y_true=future, components=True)
+    axes = fig.axes
     assert len(axes) == 2 and [a.get_title(loc="left") for a in axes] == ["load", "temp"]
     expected = est.predict(context)
     parts = est.predict_components(context)
@@ -48,7 +49,7 @@ def test_forecast_panels_draw_the_forecast_and_intervals_of_the_estimator(fitted
         # the forecast continues the context's hourly index
         assert pd.Timestamp(matplotlib.dates.num2date(line.get_xdata(orig=False)[0]).replace(tzinfo=None)) == frame.index[300]
         np.testing.assert_allclose(_line(a, "actual").get_ydata(), future[name].to_numpy()[:12])
-        np.testing.assert_allclose(_line(a, "context").get_ydata(), context[name].to_numpy()[-48:])
+        np.testing.assert_allclose(_line(a, "history").get_ydata(), context[name].to_numpy()[-48:])
         np.testing.assert_allclose(_line(a, f"anchor alone ({est.anchor_})").get_ydata(),
                                    parts["anchor"][name].to_numpy())  # fmt: skip
         band = _band(a, "80% interval").get_paths()[0].vertices[:, 1]
@@ -58,17 +59,17 @@ def test_forecast_panels_draw_the_forecast_and_intervals_of_the_estimator(fitted
 
 def test_forecast_without_context_draws_the_end_of_the_training_series(fitted):
     est, frame = fitted
-    (ax,) = plot_forecast(est, channels=["temp"], coverages=(), history=60)
+    (ax,) = plot_forecast(est, channels=["temp"], coverages=(), history=60).axes
     np.testing.assert_allclose(_line(ax, "forecast").get_ydata(), est.predict()["temp"].to_numpy())
     # est keeps the last context_length rows of the training series: those are drawn
-    np.testing.assert_allclose(_line(ax, "context").get_ydata(), frame["temp"].to_numpy()[252:300])
+    np.testing.assert_allclose(_line(ax, "history").get_ydata(), frame["temp"].to_numpy()[252:300])
     assert not ax.collections
 
 
 def test_forecast_of_an_array_context_on_step_positions(fitted):
     est, frame = fitted
     values = frame.to_numpy()[:200]
-    (ax,) = plot_forecast(est, values, channels=[-1])
+    (ax,) = plot_forecast(est, values, channels=[-1]).axes
     np.testing.assert_array_equal(_line(ax, "forecast").get_xdata(), np.arange(200, 212))
     np.testing.assert_allclose(_line(ax, "forecast").get_ydata(), est.predict(values)[:, 1])
     assert ax.get_title(loc="left") == "channel 1"
@@ -78,10 +79,35 @@ def test_forecast_on_a_period_index_is_drawn_on_its_timestamps():
     index = pd.period_range("2001-01", periods=200, freq="M")
     y = pd.Series(np.sin(np.arange(200) / 3), index=index, name="sales")
     est = TSForecaster(6, 24, max_steps=5, random_state=0).fit(y)
-    (ax,) = plot_forecast(est, coverages=(0.5,))
+    (ax,) = plot_forecast(est, coverages=0.5).axes
     x = matplotlib.dates.num2date(_line(ax, "forecast").get_xdata(orig=False))
     assert [d.strftime("%Y-%m") for d in x] == [p.strftime("%Y-%m") for p in est.predict().index]
     assert ax.get_title(loc="left") == "sales"
+
+
+def test_one_series_with_future_covariates_reads_them_from_X():
+    t = np.arange(240)
+    index = pd.date_range("2022-01-01", periods=240, freq="h")
+    temp = pd.DataFrame({"temp": np.cos(t / 5)}, index=index)
+    y = pd.Series(np.sin(t / 4) + temp["temp"], index=index, name="load")
+    est = TSForecaster(6, 24, max_steps=10, d_model=16, random_state=0,
+                       future_covariates=["temp"]).fit(y.iloc[:230], X=temp.iloc[:230])  # fmt: skip
+    (ax,) = plot_forecast(est, X=temp.iloc[230:236], coverages=0.8).axes
+    np.testing.assert_allclose(_line(ax, "forecast").get_ydata(),
+                               est.predict(X=temp.iloc[230:236]).to_numpy())  # fmt: skip
+    # the end of the training series, its target alone (last_context_ holds the covariate too)
+    np.testing.assert_allclose(_line(ax, "history").get_ydata(), y.to_numpy()[206:230])
+    (ax,) = plot_forecast(est, y.iloc[:200], X=temp.iloc[:206], coverages=()).axes
+    np.testing.assert_allclose(_line(ax, "forecast").get_ydata(),
+                               est.predict(y.iloc[:200], X=temp.iloc[:206]).to_numpy())  # fmt: skip
+
+
+def test_the_end_of_a_series_fitted_on_the_log_scale_is_drawn_in_its_units():
+    y = np.exp(np.sin(np.arange(150) / 4)) + 1.0
+    est = TSForecaster(6, 24, max_steps=5, d_model=16, random_state=0, target_transform="log").fit(y)
+    (ax,) = plot_forecast(est, coverages=()).axes
+    np.testing.assert_allclose(_line(ax, "history").get_ydata(), y[-24:])
+    np.testing.assert_allclose(_line(ax, "forecast").get_ydata(), est.predict())
 
 
 @pytest.mark.parametrize(
@@ -116,8 +142,8 @@ def test_many_channels_draw_the_first_panels_with_a_warning():
     values = np.random.default_rng(1).normal(size=(200, 8))
     est = TSForecaster(4, 24, max_steps=5, random_state=0).fit(values)
     with pytest.warns(UserWarning, match="first 6 of 8"):
-        axes = plot_forecast(est)
-    assert len(axes) == 6
+        fig = plot_forecast(est)
+    assert len(fig.axes) == 6
 
 
 def test_history_draws_each_round_and_marks_the_kept_weights(fitted):

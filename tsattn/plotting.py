@@ -7,8 +7,9 @@
 >>> plot_history(est)  # doctest: +SKIP
 
 matplotlib comes with the ``bench`` extra (``pip install 'tsattn[bench]'``); these functions
-draw on the backend the session already uses (inline in a notebook), and return the axes so that
-the caller can style or save them (``axes.flat[0].figure.savefig(...)``).
+draw on the backend the session already uses (inline in a notebook) and never call ``show()``.
+``plot_forecast`` returns the Figure (its ``axes``, one per channel, to style;
+``fig.savefig(...)``), ``plot_history`` the Axes.
 """
 
 from __future__ import annotations
@@ -45,10 +46,15 @@ def _history_index(info: dict | None, n_rows: int) -> pd.Index:
     return pd.RangeIndex(-n_rows + 1, 1)
 
 
-def _context(forecaster, y_context: Any, n_history: int) -> tuple[np.ndarray, pd.Index, list[str]]:
-    """``(values (T, C), time index (T,), channel names)`` of the context to forecast from."""
+def _context(forecaster, y_context: Any) -> tuple[np.ndarray, pd.Index, list[str]]:
+    """``(values (T, C), time index (T,), channel names)`` of one series' context: the rows
+    given, or the end of the training series (its targets, back from the log scale)."""
     if y_context is None:
-        values, info = forecaster.last_context_, forecaster.input_kind_
+        values = forecaster.last_context_[:, : forecaster.n_channels_]  # covariates after them
+        log = getattr(forecaster, "log_series_", None)
+        if log is not None and log[0]:  # kept on the log scale (target_transform)
+            values = np.exp(values)
+        info = forecaster.input_kind_
         index = _history_index(info, len(values))
     else:
         if getattr(y_context, "ndim", np.ndim(y_context)) == 3:
@@ -65,15 +71,14 @@ def _context(forecaster, y_context: Any, n_history: int) -> tuple[np.ndarray, pd
         names = [str(info["name"])]
     else:
         names = [f"channel {k}" for k in range(values.shape[1])]
-    keep = max(n_history, forecaster.context_length_)
-    return values[-keep:], index[-keep:], names
+    return values, index, names
 
 
 def _panels(channels: Sequence[int | str] | None, names: list[str]) -> list[int]:
     if channels is None:
         if len(names) > MAX_PANELS:
             warnings.warn(f"plot_forecast draws the first {MAX_PANELS} of {len(names)} channels; "
-                          "pass channels=[...] (names or positions) to choose.", stacklevel=3)  # fmt: skip
+                          "pass channels=[...] (names or positions) to choose.", stacklevel=4)  # fmt: skip
         return list(range(min(len(names), MAX_PANELS)))
     out = []
     for c in channels:
@@ -90,86 +95,106 @@ def _panels(channels: Sequence[int | str] | None, names: list[str]) -> list[int]
     return out
 
 
-def _axes(ax: Any, n: int, width: float = 9.0, height: float = 2.6) -> np.ndarray:
+def _axes(ax: Any, n: int, width: float = 9.0, height: float = 2.6, what: str = "channel",
+          whats: str = "channels") -> np.ndarray:  # fmt: skip
     if ax is None:
         plt = pyplot("tsattn.plotting", files=False)  # the session's backend: inline in a notebook
         _, axes = plt.subplots(n, 1, figsize=(width, height * n), squeeze=False, constrained_layout=True)
         return axes[:, 0]
     axes = np.atleast_1d(np.asarray(ax, dtype=object)).ravel()
     if len(axes) != n:
-        raise ValueError(f"ax holds {len(axes)} axes for {n} channels to draw; pass one Axes per "
-                         "channel, or ax=None.")  # fmt: skip
+        raise ValueError(f"ax holds {len(axes)} axes for {n} {whats} to draw; pass one Axes per "
+                         f"{what}, or ax=None.")  # fmt: skip
     return axes
 
 
-def plot_forecast(forecaster, y_context: Any = None, y_true: Any = None, *,
-                  coverages: Sequence[float] = (0.8, 0.95), channels: Sequence[int | str] | None = None,
-                  history: int | None = None, components: bool = False, ax: Any = None) -> np.ndarray:  # fmt: skip
-    """Draw a fitted ``TSForecaster``'s forecast after a context, with its central intervals.
+def _draw_band(a: Any, x: Any, lower: Any, upper: Any, coverage: float) -> None:
+    a.fill_between(x, lower, upper, color="C0", lw=0, alpha=0.12 + 0.5 * (1 - coverage),
+                   label=f"{coverage:.0%} interval")  # fmt: skip
+
+
+def _plot_one(forecaster, y_context: Any, y_true: Any, X: Any, coverages: list[float],
+              channels: Sequence[int | str] | None, shown: int, components: bool, ax: Any) -> Any:  # fmt: skip
+    """One series' forecast (see :func:`plot_forecast`), one panel per channel."""
+    values, index, names = _context(forecaster, y_context)
+    panels = _panels(channels, names)
+    horizon, c = forecaster.horizon, values.shape[1]
+    future = series_io.future_index(index, horizon)
+    levels = sorted({a for cov in coverages for a in ((1 - cov) / 2, (1 + cov) / 2)})
+    source = None if y_context is None else values  # None: predict's own end of training
+
+    def arrays(out: Any) -> np.ndarray:  # any kind predict returns, as (horizon, C, k)
+        return np.asarray(out, dtype=np.float64).reshape(horizon, c, -1)
+
+    parts = {k: None if v is None else arrays(v)[..., 0]
+             for k, v in forecaster.predict_components(source, X=X).items()}  # fmt: skip
+    bounds = arrays(forecaster.predict_quantiles(source, levels, X=X)) if levels else None
+    truth = None
+    if y_true is not None:
+        truth, _ = series_io.as_series(y_true, "y_true")
+        if truth.shape[1] != c:
+            raise ValueError(f"y_true has {truth.shape[1]} channels; the context has {c}.")
+        truth = truth[:horizon]
+    if isinstance(index, pd.PeriodIndex):  # matplotlib draws timestamps, not periods
+        index, future = index.to_timestamp(), future.to_timestamp()
+    axes = _axes(ax, len(panels))
+    for a, k in zip(axes, panels, strict=True):
+        a.plot(index[-shown:], values[-shown:, k], color="0.25", lw=1.0, label="history")
+        for cov in sorted(coverages, reverse=True):
+            lo, hi = levels.index((1 - cov) / 2), levels.index((1 + cov) / 2)
+            _draw_band(a, future, bounds[:, k, lo], bounds[:, k, hi], cov)
+        a.plot(future, parts["forecast"][:, k], color="C0", lw=1.6, label="forecast")
+        if components and parts["anchor"] is not None:
+            a.plot(future, parts["network"][:, k], color="C1", lw=1.0, ls="--",
+                   label=f"network alone (blend_ {forecaster.blend_:.2f})")  # fmt: skip
+            a.plot(future, parts["anchor"][:, k], color="C2", lw=1.0, ls=":",
+                   label=f"anchor alone ({forecaster.anchor_})")  # fmt: skip
+        if truth is not None:
+            a.plot(future[: len(truth)], truth[:, k], color="k", lw=1.0, ls="-.", label="actual")
+        a.axvline(index[-1], color="0.6", lw=0.8)
+        a.set_title(names[k], fontsize=10, loc="left")
+    axes[0].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    return axes[0].figure
+
+
+def plot_forecast(forecaster, y_context: Any = None, y_true: Any = None, *, X: Any = None,
+                  coverages: float | Sequence[float] = (0.8, 0.95),
+                  channels: Sequence[int | str] | None = None, history: int | None = None,
+                  components: bool = False, ax: Any = None) -> Any:  # fmt: skip
+    """Draw a fitted ``TSForecaster``'s forecast after a series' history, with its central
+    intervals, one panel per channel.
 
     Parameters
     ----------
     forecaster : TSForecaster
         Fitted.
-    y_context : one series, as :meth:`TSForecaster.predict` takes it: ``(T,)``, ``(T, C)``, a
-        pandas Series or DataFrame (its time index on the x axis), at least ``context_length``
-        rows; None: the end of the training series (on its time index when it had one).
-    y_true : the values that followed the context, drawn for comparison (the first ``horizon``
-        rows are used; a Series or DataFrame or an array ``(rows,)`` or ``(rows, C)``).
-    coverages : the central intervals drawn, from :meth:`TSForecaster.predict_quantiles` (e.g.
-        0.8 covers the 10% to 90% quantiles), widest palest; ``()`` for none.
-    channels : names or positions of the channels drawn, one panel each; None: all of them (the
-        first ``MAX_PANELS``, with a warning, when there are more).
-    history : context rows drawn before the forecast (default ``context_length``).
+    y_context : what :meth:`TSForecaster.predict` forecasts from: ``(T,)``, ``(T, C)``, a pandas
+        Series or DataFrame (its time index on the x axis), at least ``context_length`` rows;
+        None: the fitted series' forecast (``predict(X=X)``) after the end of its training rows.
+    y_true : what followed, drawn for comparison (a Series, DataFrame or array, the first
+        ``horizon`` rows used).
+    X : the covariates, as :meth:`TSForecaster.predict` takes them.
+    coverages : the central intervals drawn (:meth:`TSForecaster.predict_quantiles`; 0.8 covers
+        the 10% to 90% quantiles), widest palest; one number for one; ``()`` for none.
+    channels : the channels drawn (names or positions), one panel each; None: all (the first
+        ``MAX_PANELS``, with a warning, when there are more).
+    history : rows drawn before the forecast (default ``context_length_``).
     components : also draw the network alone and the anchor alone (``predict_components``), with
         the network's share ``blend_`` in the legend.
     ax : one Axes per channel drawn, or None for a new figure.
 
     Returns
     -------
-    ndarray of Axes, one per channel drawn.
+    matplotlib Figure, its ``axes`` one per channel drawn (``show()`` is not called).
     """
     from sklearn.utils.validation import check_is_fitted
 
     check_is_fitted(forecaster, "module_")
-    coverages = [float(c) for c in coverages]
+    coverages = [float(c) for c in np.atleast_1d(np.asarray(coverages, dtype=np.float64))]
     if any(not 0 < c < 1 for c in coverages):
         raise ValueError(f"coverages must lie strictly between 0 and 1; got {coverages}.")
     shown = history or forecaster.context_length_
-    values, index, names = _context(forecaster, y_context, shown)
-    panels = _panels(channels, names)
-    horizon = forecaster.horizon
-    future = series_io.future_index(index, horizon)
-    levels = sorted({a for c in coverages for a in ((1 - c) / 2, (1 + c) / 2)})
-    parts = forecaster.predict_components(values)  # arrays (horizon, C) for an array input
-    bounds = forecaster.predict_quantiles(values, levels) if levels else None  # (horizon, C, k)
-    truth = None
-    if y_true is not None:
-        truth, _ = series_io.as_series(y_true, "y_true")
-        if truth.shape[1] != values.shape[1]:
-            raise ValueError(f"y_true has {truth.shape[1]} channels; the context has {values.shape[1]}.")
-        truth = truth[:horizon]
-    if isinstance(index, pd.PeriodIndex):  # matplotlib draws timestamps, not periods
-        index, future = index.to_timestamp(), future.to_timestamp()
-    axes = _axes(ax, len(panels))
-    for a, c in zip(axes, panels, strict=True):
-        a.plot(index[-shown:], values[-shown:, c], color="0.25", lw=1.0, label="context")
-        for cov in sorted(coverages, reverse=True):
-            lo, hi = levels.index((1 - cov) / 2), levels.index((1 + cov) / 2)
-            a.fill_between(future, bounds[:, c, lo], bounds[:, c, hi], color="C0", lw=0,
-                           alpha=0.12 + 0.5 * (1 - cov), label=f"{cov:.0%} interval")  # fmt: skip
-        a.plot(future, parts["forecast"][:, c], color="C0", lw=1.6, label="forecast")
-        if components and parts["anchor"] is not None:
-            a.plot(future, parts["network"][:, c], color="C1", lw=1.0, ls="--",
-                   label=f"network alone (blend_ {forecaster.blend_:.2f})")  # fmt: skip
-            a.plot(future, parts["anchor"][:, c], color="C2", lw=1.0, ls=":",
-                   label=f"anchor alone ({forecaster.anchor_})")  # fmt: skip
-        if truth is not None:
-            a.plot(future[: len(truth)], truth[:, c], color="k", lw=1.0, ls="-.", label="actual")
-        a.axvline(index[-1], color="0.6", lw=0.8)
-        a.set_title(names[c], fontsize=10, loc="left")
-    axes[0].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
-    return axes
+    return _plot_one(forecaster, y_context, y_true, X, coverages, channels, shown, components, ax)
 
 
 def plot_history(estimator, ax: Any = None) -> Any:
