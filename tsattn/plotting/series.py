@@ -1,16 +1,4 @@
-"""Figures of fitted estimators: a forecast with its intervals, and a fit's training curve.
-
->>> from tsattn import TSForecaster
->>> from tsattn.plotting import plot_forecast, plot_history
->>> est = TSForecaster(horizon=24, context_length=96).fit(train)  # doctest: +SKIP
->>> plot_forecast(est, train, y_true=test)  # doctest: +SKIP
->>> plot_history(est)  # doctest: +SKIP
-
-matplotlib comes with the ``bench`` extra (``pip install 'tsattn[bench]'``); these functions
-draw on the backend the session already uses (inline in a notebook) and never call ``show()``.
-``plot_forecast`` returns the Figure (its ``axes``, one per channel, to style;
-``fig.savefig(...)``), ``plot_history`` the Axes.
-"""
+"""``plot_forecast`` for one series: a panel per channel, on the series' time index."""
 
 from __future__ import annotations
 
@@ -24,7 +12,7 @@ import pandas as pd
 from tsattn._plotting import pyplot
 from tsattn.io import series as series_io
 
-__all__ = ["plot_forecast", "plot_history"]
+__all__ = ["MAX_PANELS", "column_axes", "draw_band", "plot_series"]
 
 #: Channels drawn when ``channels`` is None (one panel each).
 MAX_PANELS = 6
@@ -95,7 +83,7 @@ def _panels(channels: Sequence[int | str] | None, names: list[str]) -> list[int]
     return out
 
 
-def _axes(ax: Any, n: int, width: float = 9.0, height: float = 2.6, what: str = "channel",
+def column_axes(ax: Any, n: int, width: float = 9.0, height: float = 2.6, what: str = "channel",
           whats: str = "channels") -> np.ndarray:  # fmt: skip
     if ax is None:
         plt = pyplot("tsattn.plotting", files=False)  # the session's backend: inline in a notebook
@@ -108,14 +96,14 @@ def _axes(ax: Any, n: int, width: float = 9.0, height: float = 2.6, what: str = 
     return axes
 
 
-def _draw_band(a: Any, x: Any, lower: Any, upper: Any, coverage: float) -> None:
+def draw_band(a: Any, x: Any, lower: Any, upper: Any, coverage: float) -> None:
     a.fill_between(x, lower, upper, color="C0", lw=0, alpha=0.12 + 0.5 * (1 - coverage),
                    label=f"{coverage:.0%} interval")  # fmt: skip
 
 
-def _plot_one(forecaster, y_context: Any, y_true: Any, X: Any, coverages: list[float],
+def plot_series(forecaster, y_context: Any, y_true: Any, X: Any, coverages: list[float],
               channels: Sequence[int | str] | None, shown: int, components: bool, ax: Any) -> Any:  # fmt: skip
-    """One series' forecast (see :func:`plot_forecast`), one panel per channel."""
+    """One series' forecast (:func:`tsattn.plotting.plot_forecast`), a panel per channel."""
     values, index, names = _context(forecaster, y_context)
     panels = _panels(channels, names)
     horizon, c = forecaster.horizon, values.shape[1]
@@ -137,12 +125,12 @@ def _plot_one(forecaster, y_context: Any, y_true: Any, X: Any, coverages: list[f
         truth = truth[:horizon]
     if isinstance(index, pd.PeriodIndex):  # matplotlib draws timestamps, not periods
         index, future = index.to_timestamp(), future.to_timestamp()
-    axes = _axes(ax, len(panels))
+    axes = column_axes(ax, len(panels))
     for a, k in zip(axes, panels, strict=True):
         a.plot(index[-shown:], values[-shown:, k], color="0.25", lw=1.0, label="history")
         for cov in sorted(coverages, reverse=True):
             lo, hi = levels.index((1 - cov) / 2), levels.index((1 + cov) / 2)
-            _draw_band(a, future, bounds[:, k, lo], bounds[:, k, hi], cov)
+            draw_band(a, future, bounds[:, k, lo], bounds[:, k, hi], cov)
         a.plot(future, parts["forecast"][:, k], color="C0", lw=1.6, label="forecast")
         if components and parts["anchor"] is not None:
             a.plot(future, parts["network"][:, k], color="C1", lw=1.0, ls="--",
@@ -155,68 +143,3 @@ def _plot_one(forecaster, y_context: Any, y_true: Any, X: Any, coverages: list[f
         a.set_title(names[k], fontsize=10, loc="left")
     axes[0].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     return axes[0].figure
-
-
-def plot_forecast(forecaster, y_context: Any = None, y_true: Any = None, *, X: Any = None,
-                  coverages: float | Sequence[float] = (0.8, 0.95),
-                  channels: Sequence[int | str] | None = None, history: int | None = None,
-                  components: bool = False, ax: Any = None) -> Any:  # fmt: skip
-    """Draw a fitted ``TSForecaster``'s forecast after a series' history, with its central
-    intervals, one panel per channel.
-
-    Parameters
-    ----------
-    forecaster : TSForecaster
-        Fitted.
-    y_context : what :meth:`TSForecaster.predict` forecasts from: ``(T,)``, ``(T, C)``, a pandas
-        Series or DataFrame (its time index on the x axis), at least ``context_length`` rows;
-        None: the fitted series' forecast (``predict(X=X)``) after the end of its training rows.
-    y_true : what followed, drawn for comparison (a Series, DataFrame or array, the first
-        ``horizon`` rows used).
-    X : the covariates, as :meth:`TSForecaster.predict` takes them.
-    coverages : the central intervals drawn (:meth:`TSForecaster.predict_quantiles`; 0.8 covers
-        the 10% to 90% quantiles), widest palest; one number for one; ``()`` for none.
-    channels : the channels drawn (names or positions), one panel each; None: all (the first
-        ``MAX_PANELS``, with a warning, when there are more).
-    history : rows drawn before the forecast (default ``context_length_``).
-    components : also draw the network alone and the anchor alone (``predict_components``), with
-        the network's share ``blend_`` in the legend.
-    ax : one Axes per channel drawn, or None for a new figure.
-
-    Returns
-    -------
-    matplotlib Figure, its ``axes`` one per channel drawn (``show()`` is not called).
-    """
-    from sklearn.utils.validation import check_is_fitted
-
-    check_is_fitted(forecaster, "module_")
-    coverages = [float(c) for c in np.atleast_1d(np.asarray(coverages, dtype=np.float64))]
-    if any(not 0 < c < 1 for c in coverages):
-        raise ValueError(f"coverages must lie strictly between 0 and 1; got {coverages}.")
-    shown = history or forecaster.context_length_
-    return _plot_one(forecaster, y_context, y_true, X, coverages, channels, shown, components, ax)
-
-
-def plot_history(estimator, ax: Any = None) -> Any:
-    """Draw a fitted estimator's training curve from ``history_``: the training loss and, when
-    there was validation data, the validation loss per round (forecaster) or epoch, with the
-    record whose weights were kept marked. Returns the Axes."""
-    history = getattr(estimator, "history_", None)
-    if not history:
-        raise ValueError(f"{type(estimator).__name__} has no training history: fit it first.")
-    frame = pd.DataFrame(history)
-    x_name = "round" if "round" in frame else "epoch"
-    x = frame[x_name] if x_name in frame else pd.RangeIndex(1, len(frame) + 1)
-    a = _axes(ax, 1, height=3.2)[0]
-    a.plot(x, frame["train_loss"], color="C0", marker=".", label="training loss")
-    if "valid_loss" in frame and frame["valid_loss"].notna().any():
-        a.plot(x, frame["valid_loss"], color="C1", marker=".", label="validation loss")
-    kept = "valid_loss" if "valid_loss" in frame and frame["valid_loss"].notna().any() else "train_loss"
-    if "best" in frame and frame["best"].any():  # the last record that improved: its weights are kept
-        best = int(np.flatnonzero(frame["best"].to_numpy(dtype=bool))[-1])
-        a.plot(x[best], frame[kept][best], "o", mfc="none", mec="k", ms=9,
-               label=f"weights kept ({x_name} {x[best]:g})")  # fmt: skip
-    a.set_xlabel(x_name)
-    a.set_ylabel("loss")
-    a.legend(fontsize=8)
-    return a
