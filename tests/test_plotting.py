@@ -330,3 +330,15 @@ def test_panel_names_the_standard_columns_to_a_predict_that_takes_them(panel):
     assert calls == [("unique_id", "ds", "y")]
     np.testing.assert_allclose(_line(ax, "forecast").get_ydata(),
                                _rows(est.predict(train[train["unique_id"] == "H1"]), "H1"))  # fmt: skip
+
+
+def test_panel_of_a_model_fitted_on_the_users_columns_reads_them_without_being_told(panel):
+    est, train, _ = panel
+    user = train.rename(columns={"unique_id": "store", "ds": "date", "y": "sales"})
+    named = TSForecaster(**est.get_params()).fit(user, id_col="store", time_col="date",
+                                                 target_col="sales")  # fmt: skip
+    assert named.columns_.id == "store"
+    (ax,) = plot_forecast(named, user, ids=["H3"], coverages=0.8).axes
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("date", "sales")
+    expected = named.predict(user[user["store"] == "H3"])
+    np.testing.assert_allclose(_line(ax, "forecast").get_ydata(), expected["sales"].to_numpy())

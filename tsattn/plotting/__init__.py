@@ -33,8 +33,8 @@ def plot_forecast(forecaster, y_context: Any = None, y_true: Any = None, *, X: A
                   ids: Any = None, max_ids: int = MAX_IDS,
                   coverages: float | Sequence[float] = (0.8, 0.95),
                   channels: Sequence[int | str] | None = None, history: int | None = None,
-                  components: bool = False, id_col: str = ID, time_col: str = TIME,
-                  target_col: str = TARGET, ax: Any = None) -> Any:  # fmt: skip
+                  components: bool = False, id_col: str | None = None,
+                  time_col: str | None = None, target_col: str | None = None, ax: Any = None) -> Any:  # fmt: skip
     """Draw a fitted ``TSForecaster``'s forecast after each series' history, with its central
     intervals: one panel per channel of one series, or per series of a long frame.
 
@@ -65,8 +65,9 @@ def plot_forecast(forecaster, y_context: Any = None, y_true: Any = None, *, X: A
     history : rows drawn before the forecast (default ``context_length_``).
     components : also draw the network alone and the anchor alone (``predict_components``), with
         the network's share ``blend_`` in the legend.
-    id_col, time_col, target_col : the long frames' series, time and target columns (renamed
-        ``unique_id``, ``ds``, ``y`` for ``predict``), on the axes' labels.
+    id_col, time_col, target_col : the long frames' series, time and target columns, on the axes'
+        labels; None: the names the forecaster was fitted with (``columns_``), else ``unique_id``,
+        ``ds``, ``y``.
     ax : one Axes per channel or series drawn, or None for a new figure.
 
     Returns
@@ -80,7 +81,10 @@ def plot_forecast(forecaster, y_context: Any = None, y_true: Any = None, *, X: A
     if any(not 0 < c < 1 for c in coverages):
         raise ValueError(f"coverages must lie strictly between 0 and 1; got {coverages}.")
     shown = history or forecaster.context_length_
-    names = (str(id_col), str(time_col), str(target_col))
+    fitted = getattr(forecaster, "columns_", None)
+    defaults = (ID, TIME, TARGET) if fitted is None else (fitted.id, fitted.time, fitted.target)
+    names = tuple(str(d if n is None else n)
+                  for n, d in zip((id_col, time_col, target_col), defaults, strict=True))
     long_input = isinstance(y_context, pd.DataFrame) and set(names) <= set(map(str, y_context.columns))
     if forecaster.fit_plan_.panel or long_input:
         if channels is not None:
