@@ -45,7 +45,7 @@ def test_the_scale_is_each_columns_median_and_mad_and_sinh_undoes_it():
 
 def test_with_covariates_the_forecast_is_blended_on_the_asinh_scale():
     df = panel(lengths=(200, 160, 180))
-    kw = dict(horizon=12, context_length=48, future_covariates=["load_fc"], **FAST)
+    kw = dict(horizon=12, context_length=48, future_covariates=["load_fc"], past_covariates=["temp"], **FAST)
     model = TSForecaster(**kw).fit(df)  # 'auto'
     assert model.asinh_scale_ is not None and model.anchor_ == "lear"
     assert TSForecaster(target_transform=None, **kw).fit(df).asinh_scale_ is None
@@ -72,7 +72,7 @@ def test_with_covariates_the_forecast_is_blended_on_the_asinh_scale():
 def test_one_series_batches_and_a_panel_without_covariates():
     df = panel(lengths=(200,))
     y, x = df.y.to_numpy(), df[["load_fc", "temp"]].to_numpy()
-    model = TSForecaster(horizon=12, context_length=48, future_covariates=["load_fc"], **FAST).fit(
+    model = TSForecaster(horizon=12, context_length=48, future_covariates=["load_fc"], past_covariates=["temp"], **FAST).fit(
         y[:-12], pd.DataFrame(x[:-12], columns=["load_fc", "temp"]))
     assert model.asinh_scale_ is not None
     ctx = np.stack([y[i : i + 48] for i in (100, 120)])

@@ -194,12 +194,14 @@ def test_period_is_read_from_the_time_index_or_given():
         return TSForecaster(4, 20, **{**TINY, "max_steps": 2, **kw}).fit(data)
 
     assert fit(y).period_ == 52
-    assert fit(y.to_numpy()).period_ == 1  # arrays carry no time index
-    assert fit(y.to_numpy(), period=52).period_ == 52
+    assert fit(y.to_numpy()).period_ == 52  # arrays carry no time index: read from the values
+    assert fit(y.to_numpy(), period=26).period_ == 26 and fit(y, period=26).period_ == 26
     assert fit(y, period=None).period_ == 1 and fit(y, anchor="linear").period_ == 1
     assert fit(y.iloc[:90]).period_ == 1  # fewer than two seasons of training rows
+    noise = np.random.default_rng(0).normal(size=(400, 2))  # no season in the values
+    assert fit(noise).period_ == 1
     with pytest.raises(ValueError, match="period=<steps per season>"):
-        fit(y.to_numpy(), anchor="cycle")
+        fit(noise, anchor="cycle")
     with pytest.raises(ValueError, match="anchor='ncycle' needs a season"):
         fit(y.iloc[:90], anchor="ncycle")  # fewer than two seasons
 

@@ -100,7 +100,7 @@ def test_windows_stay_inside_one_series_and_validation_is_each_series_tail():
 
 def test_future_covariates_are_read_and_past_ones_never_after_the_origin():
     df = panel()
-    model = TSForecaster(horizon=12, context_length=48, future_covariates=["load_fc"], **FAST)
+    model = TSForecaster(horizon=12, context_length=48, future_covariates=["load_fc"], past_covariates=["temp"], **FAST)
     model.fit(df)
     assert model.covariates_ == ["load_fc", "temp"] and model.future_ == (0,)
     base = model.predict(X=future_rows(model)).y.to_numpy()
@@ -118,7 +118,8 @@ def test_future_covariates_are_read_and_past_ones_never_after_the_origin():
         model.predict(y_ctx, X=x_win[:, :48])
     # past-only covariates: X with the context's rows, or with the horizon's too (not read), and
     # its rows line up with y's from the first (a longer context is cut from the end of both)
-    past = TSForecaster(horizon=12, context_length=48, **FAST).fit(df)
+    past = TSForecaster(horizon=12, context_length=48, past_covariates=["load_fc", "temp"],
+                        **FAST).fit(df)  # fmt: skip
     y_long = np.stack([s.y.to_numpy()[i : i + 60] for i in range(3)])
     x_long = np.stack([s[["load_fc", "temp"]].to_numpy()[i : i + 72] for i in range(3)])
     expected = past.predict(y_long[:, -48:], X=x_long[:, 12:60])
@@ -131,7 +132,8 @@ def test_covariates_lower_the_error_where_they_drive_the_target():
     train = df.groupby("unique_id").head(376)
     truth = df.groupby("unique_id").tail(24)
     errors = {}
-    for name, kw in (("none", {}), ("future", {"future_covariates": ["load_fc"]})):
+    for name, kw in (("none", {}),
+                     ("future", {"future_covariates": ["load_fc"], "past_covariates": ["temp"]})):
         data = train[["unique_id", "ds", "y"]] if name == "none" else train
         model = TSForecaster(horizon=24, context_length=48, **FAST, **kw).fit(data)
         out = model.predict(X=truth[["unique_id", "ds", "load_fc"]] if kw else None)
@@ -171,8 +173,9 @@ def test_bad_long_frames_name_the_problem(change, message):
 def test_covariate_input_errors():
     df = panel()
     with pytest.raises(ValueError, match="Did you mean 'load_fc'"):
-        TSForecaster(horizon=6, context_length=24, future_covariates=["load_f"], **FAST).fit(df)
-    model = TSForecaster(horizon=6, context_length=24, future_covariates=["load_fc"], **FAST).fit(df)
+        TSForecaster(horizon=6, context_length=24, future_covariates=["load_f"], past_covariates=["temp"], **FAST).fit(df)
+    model = TSForecaster(horizon=6, context_length=24, future_covariates=["load_fc"],
+                         past_covariates=["temp"], **FAST).fit(df)  # fmt: skip
     fut = future_rows(model)
     with pytest.raises(ValueError, match="no row for series 's2'"):
         model.predict(X=fut[fut.unique_id != "s2"])
@@ -180,7 +183,8 @@ def test_covariate_input_errors():
         model.predict(X=fut.rename(columns={"load_fc": "other"}))
     constant = df.assign(temp=1.0)  # constant in TRAIN: scaled by 1, fits and forecasts
     with pytest.warns(UserWarning, match=r"\['temp'\] are constant"):
-        out = TSForecaster(horizon=6, context_length=24, **FAST).fit(constant).predict()
+        out = TSForecaster(horizon=6, context_length=24, past_covariates=["load_fc", "temp"],
+                           **FAST).fit(constant).predict()  # fmt: skip
     assert np.isfinite(out.y).all()
 
 
@@ -305,7 +309,8 @@ def _saved_as_before_issue_76(model: TSForecaster, decoder: bool = True) -> dict
 @pytest.mark.parametrize("decoder", [True, False])
 def test_a_covariate_model_saved_before_issue_76_loads_into_the_one_network(decoder):
     df = panel()
-    model = TSForecaster(horizon=6, context_length=24, future_covariates=["load_fc"], **FAST).fit(df)
+    model = TSForecaster(horizon=6, context_length=24, future_covariates=["load_fc"],
+                         past_covariates=["temp"], **FAST).fit(df)  # fmt: skip
     assert model.network_params_["covariates"]["decoder"] is True
     assert model.module_.covariates.decoder is not None
     old = TSForecaster.__new__(TSForecaster)
@@ -315,7 +320,8 @@ def test_a_covariate_model_saved_before_issue_76_loads_into_the_one_network(deco
     if decoder:  # the same network, its weights under their old names
         pd.testing.assert_frame_equal(old.predict(X=fut), model.predict(X=fut))
     assert np.isfinite(old.predict(X=fut).y).all()
-    past = TSForecaster(horizon=6, context_length=24, **FAST).fit(df)  # nothing known ahead
+    past = TSForecaster(horizon=6, context_length=24, past_covariates=["load_fc", "temp"],
+                        **FAST).fit(df)  # nothing known ahead
     assert past.network_params_["covariates"]["decoder"] is False
     assert past.module_.covariates.decoder is None
 
@@ -337,7 +343,8 @@ def test_panel_and_covariate_models_survive_pickling():
     import pickle
 
     df = panel()
-    model = TSForecaster(horizon=6, context_length=24, future_covariates=["load_fc"], **FAST).fit(df)
+    model = TSForecaster(horizon=6, context_length=24, future_covariates=["load_fc"],
+                         past_covariates=["temp"], **FAST).fit(df)  # fmt: skip
     again = pickle.loads(pickle.dumps(model))
     fut = future_rows(model)
     pd.testing.assert_frame_equal(again.predict(X=fut), model.predict(X=fut))
@@ -472,7 +479,8 @@ def test_a_long_frame_forecast_is_held_above_each_series_lowest_value():
     assert TSForecaster(horizon=12, context_length=48, **FAST).fit(
         df[df.unique_id == "s0"].y.to_numpy()).series_low_ is None  # fmt: skip
     with_covariates = panel(lengths=(120, 150, 90))[["unique_id", "ds", "y", "temp"]]
-    assert TSForecaster(horizon=12, context_length=48, **FAST).fit(with_covariates).series_low_ is None
+    assert TSForecaster(horizon=12, context_length=48, past_covariates=["temp"],
+                        **FAST).fit(with_covariates).series_low_ is None  # fmt: skip
 
 
 def periodic_panel() -> pd.DataFrame:
@@ -529,7 +537,8 @@ def test_a_long_frame_forecast_is_chosen_per_series_on_its_last_horizon(monkeypa
     one = TSForecaster(horizon=12, context_length=48, period=24, **FAST).fit(rows[0])
     assert one.series_choice_ is None
     with_covariates = panel(lengths=(120, 150, 90))[["unique_id", "ds", "y", "temp"]]
-    assert TSForecaster(horizon=12, context_length=48, **FAST).fit(with_covariates).series_choice_ is None
+    assert TSForecaster(horizon=12, context_length=48, past_covariates=["temp"],
+                        **FAST).fit(with_covariates).series_choice_ is None  # fmt: skip
 
 
 def test_the_series_choice_takes_the_best_candidate_below_the_ratio():
@@ -671,7 +680,7 @@ def test_spiky_series_are_forecast_on_the_log_scale():
     assert TSForecaster(**kw).fit(pd.concat([signed, df[spiky]])).log_series_.tolist() == [False] * 4 + [True]
     assert TSForecaster(**kw).fit(signed).log_series_ is None
     covariates = spiky_panel().assign(temp=0.5)
-    assert TSForecaster(**kw).fit(covariates).log_series_ is None
+    assert TSForecaster(past_covariates=["temp"], **kw).fit(covariates).log_series_ is None
     assert TSForecaster(**kw).fit(df[spiky].y.to_numpy()).log_series_ is None
     with pytest.raises(ValueError, match=r"at or below zero .* in series 's0'"):
         TSForecaster(target_transform="log", **kw).fit(signed)
@@ -711,7 +720,7 @@ def test_covariates_are_read_by_every_registered_head_and_view(options):
     """Covariates are a capability of the network's views, not of one head: a fit with them
     trains and forecasts with the Fourier head, variate tokens and overlapping patches too."""
     df = panel()
-    model = TSForecaster(horizon=6, context_length=24, future_covariates=["load_fc"], **options,
+    model = TSForecaster(horizon=6, context_length=24, future_covariates=["load_fc"], past_covariates=["temp"], **options,
                          **FAST).fit(df)  # fmt: skip
     assert model.module_.covariates is not None and model.anchor_ == "lear"
     out = model.predict(X=future_rows(model))

@@ -31,7 +31,8 @@ def test_the_plan_decides_each_kind_of_fit():
         "series + covariates": _plan(one.y.to_numpy(), one[["load_fc"]].to_numpy(),
                                      future_covariates=[0]),  # fmt: skip
         "long frame": _plan(df[["unique_id", "ds", "y"]]),
-        "long frame + covariates": _plan(df, future_covariates=["load_fc"]),
+        "long frame + covariates": _plan(df, future_covariates=["load_fc"],
+                                         past_covariates=["temp"]),
     }
     got = {name: (p.panel, len(p.covariates), type(p.scales.series).__name__,
                   type(p.scales.standardised).__name__, p.scales.floor, p.anchor, p.weighted,

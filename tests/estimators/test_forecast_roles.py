@@ -63,7 +63,8 @@ def test_a_new_role_is_one_registered_class_and_its_parameter(ahead_role):
     columns are read on the horizon's rows and never on the context's, by the network and the
     anchor alike; predict asks for their horizon rows; the model pickles."""
     df = panel()
-    model = AheadForecaster(horizon=6, context_length=24, ahead_covariates=["load_fc"], **FAST)
+    model = AheadForecaster(horizon=6, context_length=24, ahead_covariates=["load_fc"],
+                            past_covariates=["temp"], **FAST)  # fmt: skip
     model.fit(df)
     plan = model.fit_plan_
     assert plan.covariates.roles == ("ahead", "past") and plan.covariates.future == (0,)

@@ -221,7 +221,8 @@ def test_univariate_inputs():
     s = _frame(c=1)["c0"]
     f = TSForecaster(**TINY).fit(s)
     assert isinstance(f.predict(), pd.Series) and len(f.predict()) == 6
-    g = TSForecaster(**TINY).fit(s.to_numpy())
+    # the index's season (hourly: 24) for the array too, whose values alone give their own (8)
+    g = TSForecaster(**TINY, period=f.period_).fit(s.to_numpy())
     assert g.predict().shape == (6,)
     np.testing.assert_allclose(f.predict().to_numpy(), g.predict(), rtol=1e-5, atol=1e-6)
 
@@ -287,18 +288,29 @@ def test_separate_validation_series_and_channel_mixing():
 @pytest.mark.parametrize(
     "make, match",
     [
-        (lambda df: df.iloc[:20], r"20 time steps.*context_length \+ horizon = 16 \+ 6 = 22"),
+        (lambda df: df.iloc[:6], r"1 of 1 series have horizon=6 rows or fewer \(y \(6 rows\)\)"),
         (lambda df: df.assign(c1=df["c1"].where(np.arange(len(df)) != 5)), "NaN"),
         (lambda df: df.iloc[::-1], "not increasing.*sort_index"),
         (lambda df: pd.concat([df.iloc[:50], df.iloc[49:]]), "duplicated.*groupby"),
         (lambda df: df.to_numpy()[None], "shape"),
-        (lambda df: df.to_numpy().T, r"2 time steps.*if y's 120 columns are its time steps, pass y\.T"),
-        (lambda df: df.iloc[:20].to_numpy(), r"20 time steps.*lower context_length/horizon\.$"),
+        (lambda df: df.to_numpy().T, r"y has 2 rows and 120 columns.*pass y\.T\.$"),
+        (lambda df: df.iloc[:3].to_numpy(), r"no window has real targets.*shorter horizon\.$"),
     ],
 )
 def test_bad_series_at_fit(make, match):
     with pytest.raises(ValueError, match=match):
         TSForecaster(**TINY).fit(make(_frame()))
+
+
+def test_a_short_series_is_padded_with_a_warning_naming_its_real_rows():
+    df = _frame()
+    with pytest.warns(UserWarning, match=r"fewer rows than the 22 the model reads \(real rows: y \(20\)\)"):
+        f = TSForecaster(**TINY).fit(df.iloc[:20])
+    assert np.isfinite(f.predict().to_numpy()).all()
+    f = TSForecaster(**TINY).fit(df)
+    with pytest.warns(UserWarning, match=r"y_context \(10\)\); each is left-padded"):
+        short = f.predict(df.iloc[:10])
+    assert short.shape == (6, 2) and np.isfinite(short.to_numpy()).all()
 
 
 def test_bad_input_at_predict():
@@ -308,8 +320,6 @@ def test_bad_input_at_predict():
         f.predict(df[["c0"]])
     with pytest.raises(ValueError, match="3 channel.*fitted on 2"):
         f.predict(np.zeros((4, 16, 3)))
-    with pytest.raises(ValueError, match="10 time steps but context_length=16"):
-        f.predict(df.iloc[:10])
     with pytest.raises(ValueError, match="NaN"):
         f.predict(np.full((16, 2), np.nan))
 

@@ -43,10 +43,13 @@ from tsattn.training import (
     seeded,
     torch_threads,
     train,
+    watched,
 )
 
 __all__ = ["BaseTSEstimator", "ATTENTION", "RATE"]
 
+#: ``verbose='auto'``: the seconds a fit runs before its progress bar shows.
+AUTO_PROGRESS_DELAY = 10.0
 #: A probability-like rate in [0, 1).
 RATE = Interval(Real, 0, 1, closed="left")
 #: The ``attention`` parameter of every estimator (each chooses its position and default).
@@ -149,7 +152,12 @@ class BaseTSEstimator(persistence.Persistent, BaseEstimator):
     random_state: int | np.random.RandomState | None = param(
         None, ["random_state"], "The seed: weights, dropout, the validation split and the batches."
     )
-    verbose: int = param(0, ["verbose"], "1 shows a progress bar over epochs.")
+    verbose: int | str = param(
+        0, ["verbose", StrOptions({"auto"})], "1 shows a progress bar over epochs (the "
+        "forecaster's rounds) and the forecaster's closing line; ``'auto'``: both where someone "
+        "is watching (a terminal or a notebook), the bar once a fit has run "
+        f"{AUTO_PROGRESS_DELAY:g} seconds; 0: none."
+    )
     callbacks: list[Callback] | None = param(
         None, [list, tuple, None], "Training callbacks (:class:`tsattn.training.Callback`), called "
         "at each epoch end after the built-in ones (e.g. Optuna pruning)."
@@ -315,8 +323,9 @@ class BaseTSEstimator(persistence.Persistent, BaseEstimator):
             if self.n_threads == "auto" and self.device_.type == "cpu":
                 # as many threads as pay, within the cores free now and as neighbours come and go
                 callbacks.append(ThreadBudget(cap))
-            if self.verbose:
-                callbacks.append(ProgressBar(budget.rounds, f"{label} {type(self).__name__}", unit))
+            if self._watched():
+                callbacks.append(ProgressBar(budget.rounds, f"{label} {type(self).__name__}", unit,
+                                             AUTO_PROGRESS_DELAY if self.verbose == "auto" else 0.0))
             try:
                 result = train(
                     module, self._loss, train_data, valid_data, optimizer=optimizer,
@@ -331,6 +340,11 @@ class BaseTSEstimator(persistence.Persistent, BaseEstimator):
                 del self.module_  # never a fitted model that outputs NaN
                 raise
         return module, result
+
+    def _watched(self) -> bool:
+        """Whether this fit shows its progress: ``verbose`` set, or ``'auto'`` where someone is
+        watching (:func:`tsattn.training.watched`)."""
+        return watched() if self.verbose == "auto" else bool(self.verbose)
 
     def _fit_threads(self) -> int | None:
         """Torch threads for this fit, from ``n_threads``."""

@@ -12,7 +12,8 @@ training (:mod:`~.forecaster.calibration`) and the forecasts of a fitted model
 
 from __future__ import annotations
 
-import warnings
+import sys
+import time
 from typing import Any
 
 import numpy as np
@@ -20,13 +21,15 @@ import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
 from tsattn.estimators.forecaster import calibration, intervals
-from tsattn.estimators.forecaster.calibration import FitWindows
+from tsattn.estimators.forecaster.backtest import cross_validation
 from tsattn.estimators.forecaster.data import (
+    check_rows,
+    fit_windows,
     labels,
     last_contexts,
-    seasonal_weights,
     split,
-    windows,
+    warn_flat,
+    warn_short,
 )
 from tsattn.estimators.forecaster.forecasts import (
     backtest_choice,
@@ -46,9 +49,11 @@ from tsattn.estimators.forecaster.plan import FitPlan
 from tsattn.estimators.forecaster.saved import restore
 from tsattn.estimators.forecaster.scales import Floor, Standardise
 from tsattn.estimators.forecaster.scores import WindowScores
+from tsattn.estimators.forecaster.summary import summary
 from tsattn.estimators.params import declare
 from tsattn.io import series as series_io
-from tsattn.io.panel import ID, TARGET, TIME, long_output
+from tsattn.io.layout import columns_of
+from tsattn.io.panel import Columns, long_output
 from tsattn.nn.forecasting import ForecastingTransformer
 from tsattn.training import resolve_device
 
@@ -135,6 +140,8 @@ class TSForecaster(WindowScores, ForecasterParams):
         ``series_low_`` is.
     interval_table_, interval_floor_, interval_source_ : the calibrated normalised errors.
     anchor_penalty_ : the LEAR-style anchor's ridge penalty (with covariates), else None.
+    columns_ : a long frame's id, time and target columns' names (:class:`tsattn.io.panel.Columns`;
+        None for one series); ``fit_seconds_``: the fit's time.
     fit_plan_ : what the fit decided (:class:`.forecaster.plan.FitPlan`): the kind of fit, the
         covariates' roles, the scale chain, the anchor, the per-series choice.
     history_, best_round_, n_rounds_, round_steps_, n_steps_, max_steps_, interrupted_ : training
@@ -149,18 +156,25 @@ class TSForecaster(WindowScores, ForecasterParams):
         one that set an option since removed to another value fails, naming it."""
         super().__setstate__(restore(state, type(self).__name__))
 
-    def fit(self, y: Any, X: Any = None, y_val: Any = None) -> TSForecaster:
+    def fit(self, y: Any, X: Any = None, y_val: Any = None, *, id_col: str | None = None,
+            time_col: str | None = None, target_col: str | None = None) -> TSForecaster:  # fmt: skip
         """Train on ``y``: one series (array ``(T,)`` or ``(T, C)``, Series or DataFrame, oldest
-        row first; :meth:`predict` continues a ``DatetimeIndex``), or a long frame with columns
-        ``unique_id``, ``ds``, ``y`` (many series, one network; further numeric columns are
-        covariates). ``X``: covariates, one row per row of ``y`` (an array or frame for one
-        series; a long frame with ``unique_id``, ``ds`` for a long ``y``); those named in
-        ``future_covariates`` are known for the horizon too, the others are read up to the
-        forecast origin only. ``y_val``: a validation series for one series without covariates
-        (e.g. the standard validation split, starting ``context_length`` rows before its first
-        target); default the end of each series (``validation_fraction``)."""
+        row first; :meth:`predict` continues a ``DatetimeIndex``), or a long frame of many series
+        (one network): the columns ``id_col``, ``time_col``, ``target_col`` (integer or string
+        ids; datetimes or integer steps; ``unique_id``, ``ds``, ``y`` unless named), or an ``(id,
+        time)`` MultiIndex (its level names the default names), or the time as the index beside
+        an id column; its further columns are covariates where
+        ``future_covariates`` or ``past_covariates`` names them (another is an error). ``X``:
+        covariates, one row per row of ``y`` (an array or frame for one series; a long frame with
+        the id and time columns for a long ``y``); those named in ``future_covariates`` are
+        known for the horizon too, the others up to the forecast origin only. ``y_val``: a
+        validation series for one series without covariates (e.g. the standard validation split,
+        starting ``context_length`` rows before its first target); default the end of each
+        series (``validation_fraction``)."""
         spec = self._validate()
-        data = read_fit(y, X, y_val, type(self).__name__)
+        start = time.perf_counter()
+        columns = columns_of(y, id_col, time_col, target_col)
+        data = read_fit(y, X, y_val, type(self).__name__, columns)
         plan = self.fit_plan_ = FitPlan.decide(self, data)
         data.covariates = plan.covariates
         chain, n, h, c = plan.scales, plan.context_length, self.horizon, data.n_targets
@@ -174,26 +188,31 @@ class TSForecaster(WindowScores, ForecasterParams):
         self.context_length_, self.period_ = n, plan.period
         self.d_model_, self.dropout_ = plan.d_model, plan.dropout
         self.input_kind_, form = data.form.info, data.form
+        self.columns_ = columns if plan.panel else None
         self.series_ids_, self.last_stamps_, self.step_ = form.ids, form.last_stamps, form.step
         self.covariates_, self.future_ = list(plan.covariates.names), plan.covariates.future
         self.n_channels_ = self.n_features_in_ = c
         self.series_low_ = Floor.lows(data.targets) if chain.floor else None
+        names = labels("y", len(data.rows), form.ids)
+        series_io.check_orientation(data.rows[0], n + h, "y")
+        check_rows([len(r) for r in data.rows], h, "y", names)
+        warn_short([len(r) for r in data.rows], n + h, "y", names)
         if data.valid is not None:
-            series_io.check_length(data.rows[0], n, h, "y")
             series_io.check_length(data.valid, n, h, "y_val")
             train, valid = list(data.rows), [data.valid]
         else:
-            if not plan.panel:
-                series_io.check_length(data.rows[0], n, h, "y")
             train, valid = split(data.rows, self.validation_fraction, n, h)
-        self.last_context_ = last_contexts(data.rows, n) if plan.panel else data.rows[0][-n:].copy()
-        self.series_mean_, self.series_scale_ = Standardise.stats(train)
+        self.last_context_ = last_contexts(data.rows, n)
+        if not plan.panel:  # one series: its context (a C-ordered copy: outputs as before)
+            self.last_context_ = self.last_context_[0].copy()
+        self.series_mean_, self.series_scale_ = data.mean, data.scale = Standardise.stats(train)
         self.channel_mean_, self.channel_scale_ = self.series_mean_[0, :c], self.series_scale_[0, :c]
-        self._warn_flat(train, c)
+        warn_flat(train, self.covariates_, c)
         seed, rng = self._random()
         self.patch_len_, self.patch_stride_ = plan.patch_len, plan.patch_stride
         self.device_ = resolve_device(self.device)
-        fit = self._windows(data, train, valid, plan)
+        fit = fit_windows(data, train, valid, plan, self.horizon, self.device_,
+                          self._independent(), self.log_series_)  # fmt: skip
         self.asinh_scale_ = chain.standardised if chain.standardised is not None and \
             chain.standardised.name == "asinh" else None  # fmt: skip
         self.network_params_ = plan.network_params(self, spec)
@@ -205,53 +224,41 @@ class TSForecaster(WindowScores, ForecasterParams):
         # rows, its validation tail)
         self.series_choice_ = backtest_choice(self, data.targets, self.log_series_) \
             if plan.choice else None  # fmt: skip
+        self.fit_seconds_ = time.perf_counter() - start
+        if self._watched():
+            print(self.summary(), file=sys.stderr, flush=True)
         return self
 
-    def _windows(self, data: Any, train: list, valid: list, plan: FitPlan) -> FitWindows:
-        """The training and validation windows of the series standardised on their training
-        rows (and on the standardised scale, fitted on those), what calibration reads of them."""
-        n, h, c, chain = plan.context_length, self.horizon, data.n_targets, plan.scales
-        scale = list(zip(self.series_mean_, self.series_scale_, strict=True))
-        rows = [(r - m) / s for r, (m, s) in zip(data.rows, scale, strict=False)]
-        scaled = [(r - m) / s for r, (m, s) in zip(train, scale, strict=False)]
-        valid = [None if v is None else (v - m) / s for v, (m, s) in zip(valid, scale, strict=False)]
-        chain.fit_standardised(scaled, c)
-        rows, scaled, valid = ([None if r is None else chain.to_standardised(r, c) for r in part]
-                               for part in (rows, scaled, valid))  # fmt: skip
-        independent = self._independent()
-        train_windows, owner = windows(scaled, n, h, self.device_, independent, plan.covariates)
-        valid_windows = valid_owner = None
-        if any(v is not None for v in valid):
-            valid_windows, valid_owner = windows(valid, n, h, self.device_, independent,
-                                                 plan.covariates)  # fmt: skip
-        fit = FitWindows(train_windows, valid_windows, rows)
-        if plan.weighted:
-            w = seasonal_weights(scaled, plan.period)
-            fit.weights = (w[owner], None if valid_owner is None else w[valid_owner])
-        if self.log_series_ is not None and valid_owner is not None and plan.choice:
-            fit.valid_log = self.log_series_[valid_owner]
-        return fit
-
-    def _warn_flat(self, train: list[np.ndarray], c: int) -> None:
-        flat = [name for j, name in enumerate(self.covariates_)
-                if all(np.ptp(r[:, c + j]) == 0 for r in train)]  # fmt: skip
-        if flat:
-            warnings.warn(f"covariate(s) {flat} are constant over the training rows of every "
-                          "series: they carry nothing to learn from and are kept as they are "
-                          "(scaled by 1); drop them to silence this.", UserWarning, stacklevel=3)
-
-    def _forecast(self, y: Any, X: Any = None, alpha: np.ndarray | None = None):
-        """``(forecasts, data)``: ``(n, horizon, C)`` point forecasts in the series' units, or
-        with ``alpha`` ``(n, horizon, C, len(alpha))`` quantiles, and the data read."""
+    def summary(self) -> str:
+        """What the fit did, in three lines: the data and the time, what the forecast is made of
+        (the network's share, the anchor, the per-series choice; the network's share 0 says the
+        anchor alone was better on validation), the scale and the season
+        (:mod:`.forecaster.summary`). Printed at the end of a fit with ``verbose``."""
         check_is_fitted(self, "module_")
-        data = read_predict(self, y, X)
-        out, contexts = forecast(self, data)
-        if alpha is not None:  # around each series' chosen forecast or share
-            out = intervals.quantiles(out, contexts, self.interval_table_, self.interval_floor_,
-                                      alpha)  # fmt: skip
-        return to_series_units(self, data, out), data
+        return summary(self)
 
-    def predict(self, y: Any = None, X: Any = None) -> Any:
+    def _columns(self, id_col: str | None, time_col: str | None, target_col: str | None) -> Columns:
+        """A long frame's column names at predict: those given, else the fit's."""
+        fitted = getattr(self, "columns_", None) or Columns()
+        return columns_of(None, id_col, time_col, target_col, fitted)
+
+    def _forecast(self, y: Any, X: Any = None, alpha: np.ndarray | None = None,
+                  columns: Columns | None = None, point: bool = False):  # fmt: skip
+        """``(forecasts, data)``: ``(n, horizon, C)`` point forecasts in the series' units, or
+        with ``alpha`` ``(n, horizon, C, len(alpha))`` quantiles (with ``point``, the pair
+        ``(point forecasts, quantiles)``), and the data read."""
+        check_is_fitted(self, "module_")
+        data = read_predict(self, y, X, columns)
+        out, contexts = forecast(self, data)
+        if alpha is None:
+            return to_series_units(self, data, out), data
+        # around each series' chosen forecast or share
+        q = intervals.quantiles(out, contexts, self.interval_table_, self.interval_floor_, alpha)
+        q = to_series_units(self, data, q)
+        return ((to_series_units(self, data, out), q) if point else q), data
+
+    def predict(self, y: Any = None, X: Any = None, *, level: Any = None, id_col: str | None = None,
+                time_col: str | None = None, target_col: str | None = None) -> Any:  # fmt: skip
         """Forecast the ``horizon`` steps after a context. ``y``: None, the end of every fitted
         series; one series (formats of :meth:`fit`, at least ``context_length`` rows, the last
         ones used); a long frame (``unique_id``, ``ds``, ``y`` ...: each series forecast from its
@@ -261,9 +268,38 @@ class TSForecaster(WindowScores, ForecasterParams):
         the ``horizon`` after them (or, with ``y=None``, the ``horizon`` rows); for a batch,
         ``(n_windows, length [+ horizon], k)``. Returns the input's kind: ``(horizon,)``,
         ``(horizon, C)``, a Series/DataFrame whose index continues the input's, a long frame
-        ``unique_id, ds, y``, or ``(n_windows, horizon, C)`` for a batch."""
-        out, data = self._forecast(y, X)
-        return data.form.format(out)
+        (the id, time and target columns), or ``(n_windows, horizon, C)`` for a batch. A long
+        frame's columns are ``id_col``, ``time_col``, ``target_col`` (default: the fit's); a series
+        seen in fit is read on its fitted scale whatever rows are given, so ``predict(y=<the
+        fitted frame>)`` is ``predict()``. ``level``: percentages of central intervals (e.g.
+        ``[80, 95]``) given beside the forecast in ``lo-<level>`` and ``hi-<level>`` columns, as
+        neuralforecast and statsforecast lay them out (a frame: a long frame's, or one pandas
+        series' on its continued index)."""
+        columns = self._columns(id_col, time_col, target_col)
+        if level is None:
+            out, data = self._forecast(y, X, columns=columns)
+            return data.form.format(out)
+        levels = intervals.check_percentages(level)
+        alpha = np.concatenate([[(100 - v) / 200, (100 + v) / 200] for v in levels])
+        (out, q), data = self._forecast(y, X, alpha, columns, point=True)
+        return data.form.format_levels(out, q, levels)
+
+    def cross_validation(self, df: Any, n_windows: int = 1, step_size: int | None = None,
+                         refit: bool = False, X: Any = None, *, level: Any = None,
+                         id_col: str | None = None, time_col: str | None = None,
+                         target_col: str | None = None) -> pd.DataFrame:  # fmt: skip
+        """Backtest on a long frame as neuralforecast's and statsforecast's ``cross_validation``
+        do: this forecaster is fitted on each series' rows before its ``n_windows``-th last
+        origin (again before each origin with ``refit``), origins ``step_size`` rows apart
+        (default the horizon), and forecasts each window from the rows before it (a fitted
+        series on its fitted scale). ``X``: a long frame of covariates for every row of ``df``
+        (the future ones' horizon rows are read from it); ``level``: central intervals as in
+        :meth:`predict`. Returns one long frame: the id, time, ``cutoff`` (each window's last
+        row before the forecast), the target (what followed) and ``forecast`` (and
+        ``lo-<level>``, ``hi-<level>``), one row per series, window and step
+        (:mod:`.forecaster.backtest`)."""
+        return cross_validation(self, df, n_windows, step_size, refit, X, level,
+                                columns_of(df, id_col, time_col, target_col), {})  # fmt: skip
 
     def make_future_dataframe(self) -> pd.DataFrame:
         """The ``unique_id, ds`` rows of the ``horizon`` steps after each series of the fitted long
@@ -275,9 +311,12 @@ class TSForecaster(WindowScores, ForecasterParams):
                              "(unique_id, ds, y); for one series the horizon's rows are the "
                              f"{self.horizon} rows after its end.")
         empty = np.zeros((len(self.series_ids_), self.horizon, 0))
-        return long_output(self.series_ids_, self.last_stamps_, self.step_, empty, [])
+        return long_output(self.series_ids_, self.last_stamps_, self.step_, empty, [],
+                           self.columns_ or Columns())  # fmt: skip
 
-    def predict_components(self, y: Any = None, X: Any = None) -> dict[str, Any]:
+    def predict_components(self, y: Any = None, X: Any = None, *, id_col: str | None = None,
+                           time_col: str | None = None, target_col: str | None = None
+                           ) -> dict[str, Any]:  # fmt: skip
         """What the forecast is made of: ``{"forecast": ..., "network": ..., "anchor": ...}``, the
         forecast of :meth:`predict`, the network's alone and the anchor's alone (None without an
         anchor), each of :meth:`predict`'s kind; ``forecast = blend_ * network + (1 - blend_) *
@@ -286,34 +325,39 @@ class TSForecaster(WindowScores, ForecasterParams):
         seasonal naive forecast, the last value or the anchor's, that one, and held at or above
         each series' lowest value), the same numbers as :meth:`predict`'s (the same batches, on
         the fit's threads).
-        ``y`` and ``X`` as in :meth:`predict`."""
+        ``y``, ``X`` and the columns as in :meth:`predict`."""
         check_is_fitted(self, "module_")
-        data = read_predict(self, y, X)
+        data = read_predict(self, y, X, self._columns(id_col, time_col, target_col))
         return {name: None if part is None else data.form.format(part)
                 for name, part in zip(("forecast", "network", "anchor"), components(self, data),
                                       strict=True)}  # fmt: skip
 
-    def predict_quantiles(self, y: Any = None, alpha: Any = (0.1, 0.5, 0.9), X: Any = None) -> Any:
+    def predict_quantiles(self, y: Any = None, alpha: Any = (0.1, 0.5, 0.9), X: Any = None, *,
+                          id_col: str | None = None, time_col: str | None = None,
+                          target_col: str | None = None) -> Any:  # fmt: skip
         """Quantiles at levels ``alpha`` (calibrated on the validation errors): arrays with a last
         axis over ``alpha``; for pandas input a DataFrame with columns ``(column, alpha)`` on the
-        continued index; for a long frame a long frame with a column per level. ``y`` and ``X``
-        as in :meth:`predict`."""
+        continued index; for a long frame a long frame with a column per level. ``y``, ``X`` and
+        the columns as in :meth:`predict`."""
         alpha = intervals.check_levels(alpha)
-        out, data = self._forecast(y, X, alpha)
+        out, data = self._forecast(y, X, alpha, self._columns(id_col, time_col, target_col))
         return data.form.format_quantiles(out, alpha)
 
-    def predict_interval(self, y: Any = None, coverage: float = 0.9, X: Any = None
-                         ) -> tuple[Any, Any]:  # fmt: skip
+    def predict_interval(self, y: Any = None, coverage: float = 0.9, X: Any = None, *,
+                         id_col: str | None = None, time_col: str | None = None,
+                         target_col: str | None = None) -> tuple[Any, Any]:  # fmt: skip
         """``(lower, upper)``: the bounds of the central ``coverage`` interval (quantiles
         ``(1 -/+ coverage) / 2``), each of :meth:`predict`'s kind. The point forecast lies
         between them but is not their midpoint or the median: it is the blend of network and
         anchor, the intervals the errors' own quantiles around it."""
         if not 0 < coverage < 1:
             raise ValueError(f"coverage must be strictly between 0 and 1; got {coverage}.")
-        out, data = self._forecast(y, X, np.array([(1 - coverage) / 2, (1 + coverage) / 2]))
+        out, data = self._forecast(y, X, np.array([(1 - coverage) / 2, (1 + coverage) / 2]),
+                                   self._columns(id_col, time_col, target_col))  # fmt: skip
         return tuple(data.form.format(out[..., k]) for k in (0, 1))
 
-    def score(self, y: Any, X: Any = None) -> float:
+    def score(self, y: Any, X: Any = None, *, id_col: str | None = None,
+              time_col: str | None = None, target_col: str | None = None) -> float:  # fmt: skip
         """*Negative* MSE (higher is better, as scikit-learn's model selection expects), in one
         of two conventions. scikit-learn's, on windows: ``score(contexts (n, L, C), targets (n,
         horizon, C))``. sktime's, on what follows the fitted series: ``score(y, X=None)`` with
@@ -323,13 +367,14 @@ class TSForecaster(WindowScores, ForecasterParams):
         if getattr(y, "ndim", np.ndim(y)) == 3:
             return -self.mse(y, X)
         check_is_fitted(self, "module_")
-        truth = read_continuation(y)
-        predicted, data = self._forecast(None, X)
+        columns = self._columns(id_col, time_col, target_col)
+        truth = read_continuation(y, columns)
+        predicted, data = self._forecast(None, X, columns=columns)
         if isinstance(truth, pd.DataFrame):  # a long frame of each series' next rows
-            merged = data.form.format(predicted).merge(truth, on=[ID, TIME])
+            merged = data.form.format(predicted).merge(truth, on=[columns.id, columns.time])
             if merged.empty:
                 raise ValueError("y shares no (unique_id, ds) row with the forecast of the next "
                                  f"{self.horizon} steps after each fitted series.")
-            return -float(np.mean((merged[TARGET] - merged["truth"]) ** 2))
+            return -float(np.mean((merged[columns.target] - merged["truth"]) ** 2))
         steps = min(self.horizon, len(truth))
         return -float(np.mean((predicted[0, :steps] - truth[:steps]) ** 2))

@@ -14,11 +14,13 @@ import numpy as np
 import pandas as pd
 
 from tsattn.io.checks import check_channels
+from tsattn.io.season import season_from_data, season_from_index, season_from_step
 
 __all__ = [
     "as_series",
     "as_windows",
     "check_length",
+    "check_orientation",
     "finite",
     "format_output",
     "future_index",
@@ -147,6 +149,15 @@ def format_quantiles(quantiles: np.ndarray, info: dict, alpha: np.ndarray) -> An
                         index=_continue_index(info["index"], len(quantiles)))  # fmt: skip
 
 
+def check_orientation(values: np.ndarray, need: int, what: str) -> None:
+    """Refuse a series of fewer than ``need`` rows whose columns are at least as many: a
+    ``(channels, time)`` array read as ``(time, channels)``."""
+    if len(values) < need and values.ndim == 2 and values.shape[1] >= need:
+        raise ValueError(f"{what} has {len(values)} rows and {values.shape[1]} columns: time runs "
+                         f"along the first axis, so if its columns are its time steps, pass "
+                         f"{what}.T.")  # fmt: skip
+
+
 def check_length(values: np.ndarray, context_length: int, horizon: int, what: str) -> None:
     """Refuse a series shorter than one training window (``horizon=0``: than one context)."""
     need = context_length + horizon
@@ -168,21 +179,16 @@ def check_length(values: np.ndarray, context_length: int, horizon: int, what: st
     )
 
 
-def seasonal_period(index: pd.Index) -> int:
-    """Steps per season read from a time index: a day of sub-daily data, a week of daily data, a
-    year (52 or 12) of weekly or monthly data (a ``PeriodIndex`` too, as sktime passes), else 1."""
-    if isinstance(index, pd.PeriodIndex):
-        index = index.to_timestamp()
-    if not isinstance(index, pd.DatetimeIndex) or len(index) < 3:
-        return 1
-    step = pd.Series(index[1:] - index[:-1]).median()
-    day, week = pd.Timedelta(days=1), pd.Timedelta(days=7)
-    if step < day:
-        return max(1, int(round(day / step)))
-    if step == day:
-        return 7
-    if step == week:
-        return 52
-    if pd.Timedelta(days=28) <= step <= pd.Timedelta(days=31):
-        return 12
-    return 1
+def seasonal_period(time: Any, values: Any = None) -> int:
+    """Steps per season of a series, read from its ``time``: a ``DatetimeIndex`` or
+    ``PeriodIndex`` by its frequency, or a long frame's step (a pandas offset or ``Timedelta``), as
+    the table of ``tsattn.io.season`` (and of the forecasting guide, "What fit does") gives:
+    ``h`` 24, ``2h`` 12, ``15min`` 96, ``B`` 5, ``D`` 7, ``W`` 52, ``MS`` 12, ``QS`` 4, ``YS`` 1
+    and so on. Where the time carries no frequency (integer steps, a ``RangeIndex``, None for
+    arrays): from ``values`` (one series ``(T,)`` or ``(T, C)``, or a list of series: a panel) by
+    ``tsattn.io.season.season_from_data`` (the highest peak of their pooled autocorrelation), 1
+    without them."""
+    season = season_from_index(time) if isinstance(time, pd.Index) else season_from_step(time)
+    if season is None:
+        season = 1 if values is None else season_from_data(values)
+    return int(season)

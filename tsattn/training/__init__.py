@@ -15,6 +15,7 @@ from tsattn.training.callbacks import (
     NaNGuard,
     ProgressBar,
     TrainingDivergedError,
+    watched,
 )
 from tsattn.training.data import TensorData
 from tsattn.training.device import PRECISIONS, autocast, resolve_device, seeded, torch_threads
@@ -49,4 +50,5 @@ __all__ = [
     "torch_threads",
     "train",
     "cut",
+    "watched",
 ]

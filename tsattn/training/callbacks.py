@@ -27,6 +27,7 @@ __all__ = [
     "NaNGuard",
     "ProgressBar",
     "TrainingDivergedError",
+    "watched",
     "warmup_cosine",
 ]
 
@@ -234,16 +235,30 @@ def warmup_cosine(step: int, total: int, warmup: float) -> float:
     return 0.5 * (1.0 + math.cos(math.pi * min(1.0, (step - w) / max(1, total - w))))
 
 
-class ProgressBar(Callback):
-    """A tqdm bar over rounds with the latest losses; closed when training ends."""
+def watched() -> bool:
+    """Whether someone is watching this process's output: standard error is a terminal, or the
+    code runs in a notebook's kernel (``verbose='auto'``)."""
+    import sys
 
-    def __init__(self, total: int, desc: str, unit: str = "round") -> None:
-        self.total, self.desc, self.unit, self.bar = total, desc, unit, None
+    if "ipykernel" in sys.modules:
+        return True
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):  # a replaced or closed stream
+        return False
+
+
+class ProgressBar(Callback):
+    """A tqdm bar over rounds with the latest losses; closed when training ends. ``delay``: the
+    seconds before it shows (a short fit shows none)."""
+
+    def __init__(self, total: int, desc: str, unit: str = "round", delay: float = 0.0) -> None:
+        self.total, self.desc, self.unit, self.delay, self.bar = total, desc, unit, delay, None
 
     def on_train_begin(self, estimator: Any) -> None:
         from tqdm.auto import tqdm
 
-        self.bar = tqdm(total=self.total, desc=self.desc, unit=self.unit)
+        self.bar = tqdm(total=self.total, desc=self.desc, unit=self.unit, delay=self.delay)
 
     def on_epoch_end(self, estimator: Any, record: dict) -> None:
         self.bar.update(1)

@@ -14,11 +14,11 @@ import torch
 
 from tsattn.estimators.forecaster import anchors, intervals
 from tsattn.estimators.forecaster.covariate_anchor import fit_covariate_anchor
-from tsattn.estimators.forecaster.data import lay_out, seasonal_weights
+from tsattn.estimators.forecaster.data import FitWindows, lay_out, seasonal_weights
 from tsattn.estimators.forecaster.plan import FitPlan
 from tsattn.training import TensorData, WindowData
 
-__all__ = ["BLEND_WEIGHT_POWER", "MAX_VALID_SAMPLES", "Calibrated", "FitWindows", "calibrate"]
+__all__ = ["BLEND_WEIGHT_POWER", "MAX_VALID_SAMPLES", "Calibrated", "calibrate"]
 
 #: Validation samples (windows, or window-channel pairs) kept at most for the calibration after
 #: training (anchor, blend, intervals); a fixed random subset above.
@@ -30,20 +30,6 @@ MAX_VALID_SAMPLES = 32_768
 #: leaving the forecast to the ridge (``docs/results/panels/``, "Series weighted as MASE weighs
 #: them").
 BLEND_WEIGHT_POWER = 0.5
-
-
-@dataclass
-class FitWindows:
-    """A fit's scaled data as calibration reads it: the ``train`` and ``valid`` windows (None:
-    no validation rows), every series' scaled ``rows`` (training and validation rows), the
-    seasonal ``weights`` of the training and validation windows (None: not weighted) and
-    ``valid_log`` (each validation window: its series is on the log scale; None: none is)."""
-
-    train: WindowData
-    valid: WindowData | None
-    rows: list[np.ndarray | None]
-    weights: tuple[np.ndarray, np.ndarray | None] | None = None
-    valid_log: np.ndarray | None = None
 
 
 @dataclass

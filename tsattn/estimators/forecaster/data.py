@@ -23,39 +23,43 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import torch
 
 from tsattn.estimators.forecaster.roles import Covariates
 from tsattn.io import series as series_io
-from tsattn.io.panel import long_output
+from tsattn.io.panel import Columns, long_output
 from tsattn.training import WindowData
 
-__all__ = ["Form", "ForecastData", "holdout", "labels", "lay_out", "last_contexts", "pad_left",
-           "seasonal_weights", "split", "windows"]  # fmt: skip
+__all__ = ["FitWindows", "Form", "ForecastData", "fit_windows", "holdout", "labels", "lay_out", "last_contexts", "pad_left",
+           "seasonal_weights", "split", "check_rows", "warn_flat", "warn_short", "windows"]  # fmt: skip
 
 
 @dataclass
 class Form:
     """The form forecasts go back in: ``info`` (one series' kind, from
     :func:`tsattn.io.series.as_series`; ``{"kind": "long"}`` for a long frame; None for a batch
-    of windows) and, for a long frame, each series' ``ids``, ``last_stamps`` and the ``step``."""
+    of windows) and, for a long frame, each series' ``ids``, ``last_stamps``, the ``step`` and
+    the ``columns``' names (the forecast in the target's column)."""
 
     info: dict | None
     ids: list | None = None
     last_stamps: list | None = None
     step: Any = None
+    columns: Columns = field(default_factory=Columns)
 
     @property
     def long(self) -> bool:
         return self.info is not None and self.info["kind"] == "long"
 
-    def format(self, out: np.ndarray, column: str = "y") -> Any:
-        """``out (n, H, C)`` in the input's form (a long frame, the one series' kind, or an
-        array)."""
+    def format(self, out: np.ndarray, column: str | None = None) -> Any:
+        """``out (n, H, C)`` in the input's form (a long frame, its values in ``column``, default
+        the target's; the one series' kind; or an array)."""
         if self.info is None:
             return out
         if self.long:
-            return long_output(self.ids, self.last_stamps, self.step, out[..., :1], [column])
+            return long_output(self.ids, self.last_stamps, self.step, out[..., :1],
+                               [column or self.columns.target], self.columns)  # fmt: skip
         return series_io.format_output(out[0], self.info)
 
     def format_quantiles(self, out: np.ndarray, alpha: np.ndarray) -> Any:
@@ -65,11 +69,32 @@ class Form:
         if self.info is None:
             return out
         if self.long:
-            frame = self.format(out[..., 0]).drop(columns="y")
+            frame = self.format(out[..., 0]).drop(columns=self.columns.target)
             for j, a in enumerate(alpha):
                 frame[float(a)] = out[:, :, 0, j].reshape(-1)
             return frame
         return series_io.format_quantiles(out[0], self.info, alpha)
+
+    def format_levels(self, out: np.ndarray, quantiles: np.ndarray, levels: list[float]) -> Any:
+        """The forecast ``out (n, H, C)`` with its central intervals, ``quantiles (n, H, C,
+        2 * len(levels))`` (each level's lower and upper bound), in ``lo-<level>`` and
+        ``hi-<level>`` columns: a long frame, or one univariate pandas series' frame on its
+        continued index; anything else is an error."""
+        names = [f"{side}-{v:g}" for v in levels for side in ("lo", "hi")]
+        if self.long:
+            frame = self.format(out)
+            for j, name in enumerate(names):
+                frame[name] = quantiles[:, :, 0, j].reshape(-1)
+            return frame
+        if self.info is None or self.info["kind"] not in ("series", "frame") or out.shape[2] != 1:
+            raise ValueError("level gives a frame with lo-/hi- columns for a long frame or one "
+                             "univariate pandas series; for arrays or several channels use "
+                             "predict_interval or predict_quantiles.")  # fmt: skip
+        point = series_io.format_output(out[0], self.info)
+        frame = point.to_frame() if isinstance(point, pd.Series) else point.copy()
+        for j, name in enumerate(names):
+            frame[name] = quantiles[0, :, 0, j]
+        return frame
 
 
 @dataclass
@@ -83,7 +108,9 @@ class ForecastData:
     forecasts are not held), ``selected (n,)`` (None: no series on the series scale). At predict:
     ``contexts (n, L, C + k)`` the last context of each series (series scale, unstandardised),
     ``future (n, H, k_f)`` the future covariates' horizon rows (standardised), and ``rows`` each
-    series' rows as given (the per-series choice's backtest reads their targets)."""
+    series' rows as given (the per-series choice's backtest reads their targets). ``in_frame``:
+    the covariates that came as a long frame's own columns (not in ``X``): each must be named in
+    a role's parameter."""
 
     rows: list[np.ndarray]
     n_targets: int
@@ -96,7 +123,7 @@ class ForecastData:
     selected: np.ndarray | None = None
     contexts: np.ndarray | None = None
     future: np.ndarray | None = None
-    extra: dict = field(default_factory=dict)
+    in_frame: tuple[str, ...] = ()
 
     @property
     def targets(self) -> list[np.ndarray]:
@@ -136,8 +163,8 @@ class ForecastData:
 def labels(what: str, n: int, ids: list | None = None, unit: str = "series") -> list[str]:
     """How an error names each of ``n`` rows: a long frame's series by id, the one series given
     as ``what``, else ``"<unit> i"``."""
-    if ids is not None:
-        return [f"series {i!r}" for i in ids]
+    if ids is not None:  # numpy scalars as the Python values they hold
+        return [f"series {(i.item() if isinstance(i, np.generic) else i)!r}" for i in ids]
     return [what] if n == 1 else [f"{unit} {i}" for i in range(n)]
 
 
@@ -238,3 +265,84 @@ def seasonal_weights(rows: list[np.ndarray | None], period: int) -> np.ndarray:
         if d > 1e-12:
             out[i] = 1.0 / d**2
     return out
+
+
+@dataclass
+class FitWindows:
+    """A fit's scaled data as calibration reads it: the ``train`` and ``valid`` windows (None:
+    no validation rows), every series' scaled ``rows`` (training and validation rows), the
+    seasonal ``weights`` of the training and validation windows (None: not weighted) and
+    ``valid_log`` (each validation window: its series is on the log scale; None: none is)."""
+
+    train: WindowData
+    valid: WindowData | None
+    rows: list[np.ndarray | None]
+    weights: tuple[np.ndarray, np.ndarray | None] | None = None
+    valid_log: np.ndarray | None = None
+
+
+def fit_windows(data: ForecastData, train: list, valid: list, plan: Any, horizon: int,
+                device: torch.device, independent: bool,
+                log_series: np.ndarray | None) -> FitWindows:  # fmt: skip
+    """A fit's training and validation windows: each series standardised on its training rows
+    (``data.mean``, ``data.scale``), then on the standardised scale (fitted on those), as
+    calibration reads them; ``plan`` the fit plan."""
+    n, c, chain = plan.context_length, data.n_targets, plan.scales
+    scale = list(zip(data.mean, data.scale, strict=True))
+    rows = [(r - m) / s for r, (m, s) in zip(data.rows, scale, strict=False)]
+    scaled = [(r - m) / s for r, (m, s) in zip(train, scale, strict=False)]
+    valid = [None if v is None else (v - m) / s for v, (m, s) in zip(valid, scale, strict=False)]
+    chain.fit_standardised(scaled, c)
+    rows, scaled, valid = ([None if r is None else chain.to_standardised(r, c) for r in part]
+                           for part in (rows, scaled, valid))  # fmt: skip
+    train_windows, owner = windows(scaled, n, horizon, device, independent, plan.covariates)
+    valid_windows = valid_owner = None
+    if any(v is not None for v in valid):
+        valid_windows, valid_owner = windows(valid, n, horizon, device, independent,
+                                             plan.covariates)  # fmt: skip
+    fit = FitWindows(train_windows, valid_windows, rows)
+    if plan.weighted:
+        w = seasonal_weights(scaled, plan.period)
+        fit.weights = (w[owner], None if valid_owner is None else w[valid_owner])
+    if log_series is not None and valid_owner is not None and plan.choice:
+        fit.valid_log = log_series[valid_owner]
+    return fit
+
+
+def warn_short(lengths: Any, need: int, what: str, names: list[str], unit: str = "series") -> None:
+    """The one rule for short data, one series or many, at fit and at predict: a series of fewer
+    rows than the model reads (``need``: a window at fit, a context at predict) is left-padded
+    with its first row (:func:`pad_left`), and a warning says which and how many rows are real."""
+    lengths = np.asarray(lengths)
+    short = np.flatnonzero(lengths < need)
+    if not len(short):
+        return
+    which = ", ".join(f"{names[i]} ({lengths[i]})" for i in short[:5])
+    more = f" and {len(short) - 5} more" if len(short) > 5 else ""
+    warnings.warn(
+        f"{what}: {len(short)} of {len(lengths)} {unit} have fewer rows than the {need} the model "
+        f"reads (real rows: {which}{more}); each is left-padded with its first row to {need} "
+        "rows, so its forecast rests on those real rows alone. Pass longer series, or a shorter "
+        "context_length (or horizon), to read only real rows.", UserWarning, stacklevel=4)
+
+
+def check_rows(lengths: Any, horizon: int, what: str, names: list[str]) -> None:
+    """Refuse, at fit, a series of ``horizon`` rows or fewer: its one window's targets would be
+    padding, not its values (a longer one is padded on the left only, :func:`warn_short`)."""
+    lengths = np.asarray(lengths)
+    short = np.flatnonzero(lengths <= horizon)
+    if len(short):
+        which = ", ".join(f"{names[i]} ({lengths[i]} rows)" for i in short[:5])
+        raise ValueError(f"{what}: {len(short)} of {len(lengths)} series have horizon={horizon} "
+                         f"rows or fewer ({which}), so no window has real targets to learn from. "
+                         "Drop those series, or pass a shorter horizon.")
+
+
+def warn_flat(train: list[np.ndarray], names: list[str], n_targets: int) -> None:
+    """A warning naming the covariates constant over every series' training rows."""
+    flat = [name for j, name in enumerate(names)
+            if all(np.ptp(r[:, n_targets + j]) == 0 for r in train)]  # fmt: skip
+    if flat:
+        warnings.warn(f"covariate(s) {flat} are constant over the training rows of every "
+                      "series: they carry nothing to learn from and are kept as they are "
+                      "(scaled by 1); drop them to silence this.", UserWarning, stacklevel=4)

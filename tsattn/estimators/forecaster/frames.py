@@ -16,12 +16,19 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from tsattn.estimators.forecaster.data import ForecastData, Form, labels, last_contexts
+from tsattn.estimators.forecaster.data import (
+    ForecastData,
+    Form,
+    labels,
+    last_contexts,
+    warn_short,
+)
 from tsattn.estimators.forecaster.roles import Covariates
 from tsattn.estimators.forecaster.scales import Floor, Standardise
 from tsattn.io import series as series_io
 from tsattn.io.checks import check_channels
-from tsattn.io.panel import ID, TIME, is_long_frame, read_future_frame, read_long_frame
+from tsattn.io.layout import long_frame
+from tsattn.io.panel import DEFAULT_COLUMNS, Columns, read_future_frame, read_long_frame
 
 __all__ = ["read_continuation", "read_covariates", "read_fit", "read_predict"]
 
@@ -50,18 +57,23 @@ def read_covariates(X: Any, n_rows: int, info: dict | None, what: str = "X"
     return values, names
 
 
-def read_fit(y: Any, X: Any, y_val: Any, owner: str) -> ForecastData:
-    """``fit``'s ``y`` (one series, or a long frame), ``X`` and ``y_val`` read and checked (the
-    covariates' names; the fit plan gives them their roles); ``owner`` names the estimator in
-    errors."""
-    if is_long_frame(y):
+def read_fit(y: Any, X: Any, y_val: Any, owner: str, columns: Columns = DEFAULT_COLUMNS) -> ForecastData:
+    """``fit``'s ``y`` (one series, or a long frame in any of :mod:`tsattn.io.layout`'s layouts,
+    its columns named by ``columns``), ``X`` and ``y_val`` read and checked (the covariates'
+    names, those that came as ``y``'s own columns in ``in_frame``; the fit plan gives them their
+    roles); ``owner`` names the estimator in errors."""
+    frame = long_frame(y, columns, "y")
+    if frame is not None:
         if y_val is not None:
             raise ValueError("y_val goes with one series; a long frame's validation rows are the "
                              "last rows of each of its series (validation_fraction).")
-        panel = read_long_frame(y, "y", covariates=X)
+        in_frame = tuple(c for c in frame.columns if c not in (columns.id, columns.time,
+                                                               columns.target))  # fmt: skip
+        panel = read_long_frame(frame, "y", covariates=X, columns=columns)
         rows = [np.hstack([t, c]) for t, c in zip(panel.targets, panel.covariates, strict=False)]
-        form = Form({"kind": "long"}, panel.ids, panel.last_stamps, panel.step)
-        return ForecastData(rows, 1, Covariates(tuple(panel.covariate_names)), form)
+        form = Form({"kind": "long"}, panel.ids, panel.last_stamps, panel.step, columns)
+        return ForecastData(rows, 1, Covariates(tuple(panel.covariate_names)), form,
+                            in_frame=in_frame)  # fmt: skip
     values, info = series_io.as_series(y, "y")
     names: list[str] = []
     if X is not None:
@@ -79,16 +91,20 @@ def read_fit(y: Any, X: Any, y_val: Any, owner: str) -> ForecastData:
                         Form(info), valid=valid)  # fmt: skip
 
 
-def read_predict(est: Any, y: Any, X: Any) -> ForecastData:
-    """``predict``'s ``y`` and ``X`` for the fitted forecaster ``est`` (see the module doc), the
-    contexts on the fit's series scale, ``mean``/``scale``, ``low`` and ``selected`` those of the
-    rows read: the fitted series' own (``y=None``), each series' given rows (a long ``y``; a
-    batch of windows of a long fit), or the fitted series' (one series; a batch of windows of one
-    series). Forecasts are held (``low``) where the fit holds them: at the fitted series' lowest
-    values, or at the lowest of the rows given."""
+def read_predict(est: Any, y: Any, X: Any, columns: Columns | None = None) -> ForecastData:
+    """``predict``'s ``y`` and ``X`` for the fitted forecaster ``est`` (see the module doc; a long
+    frame's columns named by ``columns``, default the fit's), the contexts on the fit's series
+    scale, ``mean``/``scale`` and ``selected`` those of the series read: the fitted series' own
+    (``y=None``, and each series of a long ``y`` that was fitted, whatever rows are given, so that
+    ``predict(y=<the fitted frame>)`` is ``predict()`` and a backtest's every origin reads a
+    fitted series on one scale), an unseen series' own rows, each window's own (a batch of a long
+    fit) or the fitted series' (one series; a batch of one series' fit). Forecasts are held
+    (``low``) where the fit holds them: at the fitted series' lowest values (``y=None``), or at
+    the lowest of the rows given."""
     plan = est.fit_plan_
     chain = plan.scales
     n, c, covariates = est.context_length_, est.n_channels_, plan.covariates
+    columns = columns or getattr(est, "columns_", None) or DEFAULT_COLUMNS
 
     def selected(rows: list[np.ndarray]) -> np.ndarray | None:
         if est.log_series_ is None:  # the series scale took no fitted series: none given either
@@ -98,7 +114,7 @@ def read_predict(est: Any, y: Any, X: Any) -> ForecastData:
     if y is None:
         if plan.panel:
             data = ForecastData([], c, covariates, Form({"kind": "long"}, est.series_ids_,
-                                                        est.last_stamps_, est.step_),
+                                                        est.last_stamps_, est.step_, columns),
                                 mean=est.series_mean_, scale=est.series_scale_, low=est.series_low_,
                                 selected=est.log_series_, contexts=est.last_context_)  # fmt: skip
             return _long_future(data, X, est)
@@ -107,18 +123,24 @@ def read_predict(est: Any, y: Any, X: Any) -> ForecastData:
                             contexts=est.last_context_[None])  # fmt: skip
         data.future = _one_future(est, X)
         return _scale_future(data, est)
-    if is_long_frame(y):
-        panel = read_long_frame(y, "y")
+    frame = long_frame(y, columns, "y")
+    if frame is not None:
+        panel = read_long_frame(frame, "y", columns=columns)
         if panel.covariate_names != list(covariates.names):
             raise ValueError(f"y's covariate columns {panel.covariate_names} differ from fit's "
                              f"{list(covariates.names)}; pass the same columns.")
-        mask = selected(panel.targets)
+        fitted = {sid: i for i, sid in enumerate(est.series_ids_ or [])}
+        seen = np.array([fitted.get(sid, -1) for sid in panel.ids])
+        mask = _seen_or_own(selected(panel.targets), est.log_series_, seen)
         targets = chain.to_series_scale(list(panel.targets), c, mask, "y",
                                         labels("y", len(panel.targets), panel.ids))  # fmt: skip
         rows = [np.hstack([t, cv]) for t, cv in zip(targets, panel.covariates, strict=False)]
+        warn_short(panel.lengths, n, "y", labels("y", len(rows), panel.ids))
         mean, scale = Standardise.stats(rows)
+        mean[seen >= 0], scale[seen >= 0] = est.series_mean_[seen[seen >= 0]], \
+            est.series_scale_[seen[seen >= 0]]  # fmt: skip
         data = ForecastData(rows, c, covariates, Form({"kind": "long"}, panel.ids,
-                                                      panel.last_stamps, panel.step),
+                                                      panel.last_stamps, panel.step, columns),
                             mean=mean, scale=scale, selected=mask,
                             low=Floor.lows(targets) if chain.floor else None,
                             contexts=last_contexts(rows, n))  # fmt: skip
@@ -128,19 +150,32 @@ def read_predict(est: Any, y: Any, X: Any) -> ForecastData:
     if getattr(y, "ndim", np.ndim(y)) == 3:
         return _read_windows(est, y, X, selected)
     if plan.panel:
-        raise ValueError("this forecaster was fitted on a long frame: pass y as a long frame "
-                         "(unique_id, ds, y ...) or a batch of windows (n, context_length, 1).")
+        raise ValueError(f"this forecaster was fitted on a long frame: pass y as a long frame "
+                         f"({columns.id}, {columns.time}, {columns.target} ...) or a batch of "
+                         "windows (n, context_length, 1).")
     return _read_one(est, y, X)
 
 
-def read_continuation(y: Any) -> pd.DataFrame | np.ndarray:
+def _seen_or_own(own: np.ndarray | None, fitted: np.ndarray | None, seen: np.ndarray
+                 ) -> np.ndarray | None:  # fmt: skip
+    """Each series' place on the series scale: a fitted series' (``seen[i]``, its index in fit,
+    -1 for an unseen one) as fitted, an unseen one's as judged on its own rows (``own``)."""
+    if own is None and fitted is None:
+        return None
+    own = np.zeros(len(seen), dtype=bool) if own is None else own
+    out = np.where(seen >= 0, False if fitted is None else fitted[np.maximum(seen, 0)], own)
+    return out if out.any() else None
+
+
+def read_continuation(y: Any, columns: Columns) -> pd.DataFrame | np.ndarray:
     """``score``'s ``y``, the rows after the end of fit: a long frame of each series' next rows as
-    ``unique_id, ds, truth``, or one series' next values ``(T, C)``."""
-    if not is_long_frame(y):
+    its id and time columns and ``truth``, or one series' next values ``(T, C)``."""
+    frame = long_frame(y, columns, "y")
+    if frame is None:
         return series_io.as_series(y, "y")[0]
-    truth = read_long_frame(y, "y")
-    return pd.DataFrame({ID: np.repeat(np.asarray(truth.ids, dtype=object), truth.lengths),
-                         TIME: np.concatenate(truth.stamps),
+    truth = read_long_frame(frame, "y", columns=columns)
+    return pd.DataFrame({columns.id: np.repeat(truth.ids, truth.lengths),
+                         columns.time: np.concatenate(truth.stamps),
                          "truth": np.concatenate(truth.targets)[:, 0]})  # fmt: skip
 
 
@@ -153,12 +188,12 @@ def _read_windows(est: Any, y: Any, X: Any, selected) -> ForecastData:
     future_names = covariates.future_names
     contexts = series_io.as_windows(y, c, "y_context", type(est).__name__)
     mask = selected(list(contexts))
-    contexts = chain.to_series_scale(contexts, c, mask, "y_context",
-                                     labels("y_context", len(contexts), unit="window"))  # fmt: skip
-    series_io.check_length(contexts[0], ctx_len, 0, "y_context")
+    names = labels("y_context", len(contexts), unit="window")
+    contexts = chain.to_series_scale(contexts, c, mask, "y_context", names)
     length = contexts.shape[1]  # X's rows line up with y's, the horizon's after them
+    warn_short([length] * len(contexts), ctx_len, "y_context", names, unit="windows")
     low = contexts.min(axis=1) if chain.floor else None  # every row given, not only the context
-    contexts = contexts[:, -ctx_len:]
+    contexts = last_contexts(list(contexts), ctx_len)
     future = None
     if k:
         if X is None:
@@ -177,7 +212,8 @@ def _read_windows(est: Any, y: Any, X: Any, selected) -> ForecastData:
                    f"covariates {future_names})." if future_names else
                    f"{length} (theirs), or {length + horizon} with the horizon's rows, which "
                    "are not read."))  # fmt: skip
-        contexts = np.concatenate([contexts, x_win[:, length - ctx_len : length]], axis=2)
+        contexts = np.concatenate([contexts, last_contexts(list(x_win[:, :length]), ctx_len)],
+                                  axis=2)  # fmt: skip
         if future_names:
             future = x_win[:, length : length + horizon, list(covariates.future)]
     if plan.panel:  # no per-series statistics for windows: each window's own
@@ -211,10 +247,11 @@ def _read_one(est: Any, y: Any, X: Any) -> ForecastData:
                              f"{future_names})." if future_names else ").")
         cov, _ = read_covariates(past, len(values), info)
         values = np.hstack([values, cov])
-    series_io.check_length(values, ctx_len, 0, "y_context")
+    series_io.check_orientation(values, ctx_len, "y_context")
+    warn_short([len(values)], ctx_len, "y_context", ["y_context"])
     data = ForecastData([], c, covariates, Form(info), mean=est.series_mean_,
                         scale=est.series_scale_, selected=est.log_series_,
-                        contexts=values[None, -ctx_len:])  # fmt: skip
+                        contexts=last_contexts([values], ctx_len))  # fmt: skip
     if future_names:
         if X is not None and len(X) == len(values) + horizon:
             tail = X.iloc[len(values):] if hasattr(X, "iloc") else np.asarray(X)[len(values):]
@@ -232,11 +269,12 @@ def _long_future(data: ForecastData, X: Any, est: Any) -> ForecastData:
     if names:
         if X is None:
             raise ValueError(f"predict needs the future covariates {names} for the {est.horizon} "
-                             "steps after each series: pass X, a long frame with unique_id, ds "
-                             "and those columns.")
+                             f"steps after each series: pass X, a long frame with "
+                             f"{data.form.columns.id!r}, {data.form.columns.time!r} and those "
+                             "columns (make_future_dataframe() gives its rows).")
         form = data.form
         data.future = np.stack(read_future_frame(X, form.ids, form.last_stamps, form.step, names,
-                                                 est.horizon))  # fmt: skip
+                                                 est.horizon, form.columns))  # fmt: skip
     return _scale_future(data, est)
 
 

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["LEVELS", "calibrate", "check_levels", "quantile_offsets", "quantiles", "spread"]
+__all__ = ["LEVELS", "calibrate", "check_levels", "check_percentages", "quantile_offsets",
+           "quantiles", "spread"]
 
 #: Levels at which the normalised errors' quantiles are kept; others are interpolated.
 LEVELS = np.round(np.linspace(0.005, 0.995, 199), 3)
@@ -30,6 +31,16 @@ def check_levels(alpha) -> np.ndarray:
     if levels.ndim != 1 or not len(levels) or not ((levels > 0) & (levels < 1)).all():
         raise ValueError(f"alpha must be levels strictly between 0 and 1; got {levels.tolist()}.")
     return levels
+
+
+def check_percentages(level) -> list[float]:
+    """``level`` (a number or numbers, percentages of central intervals strictly between 0 and
+    100) as a list of floats, else ``ValueError``."""
+    values = np.atleast_1d(np.asarray(level, dtype=np.float64))
+    if values.ndim != 1 or not len(values) or not ((values > 0) & (values < 100)).all():
+        raise ValueError(f"level must be percentages strictly between 0 and 100 (e.g. [80, 95]); "
+                         f"got {values.tolist()}.")  # fmt: skip
+    return [float(v) for v in values]
 
 
 def spread(contexts: np.ndarray, floor: float) -> np.ndarray:
@@ -65,7 +76,13 @@ def quantile_offsets(table: np.ndarray, alpha: np.ndarray) -> np.ndarray:
 def quantiles(forecast: np.ndarray, contexts: np.ndarray, table: np.ndarray, floor: float,
               alpha: np.ndarray) -> np.ndarray:  # fmt: skip
     """``forecast (n, horizon, C)`` and its ``contexts (n, L, C)`` -> quantiles
-    ``(n, horizon, C, len(alpha))``, in the same units."""
+    ``(n, horizon, C, len(alpha))``, in the same units. A quantile below the median is held at or
+    below the point forecast and one above at or above it, so that every central interval holds
+    the point forecast (the errors' own quantiles may both lie on one side of it where the
+    validation errors lean one way); the levels stay in order."""
     offsets = quantile_offsets(table, alpha)  # (k, horizon)
     width = spread(contexts, floor)[..., None]  # (n, 1, C, 1)
-    return forecast[..., None] + width * offsets.T[None, :, None, :]
+    out = forecast[..., None] + width * offsets.T[None, :, None, :]
+    below, above = np.asarray(alpha) < 0.5, np.asarray(alpha) > 0.5
+    point = forecast[..., None]
+    return np.where(below, np.minimum(out, point), np.where(above, np.maximum(out, point), out))

@@ -114,10 +114,16 @@ class ForecasterParams(BaseTSEstimator):
     attention: str = param("softmax", **ATTENTION, kw_only=False)
     future_covariates: list | None = param(
         None, [list, tuple, None], "The covariates known for the forecast's horizon too (names "
-        "of ``X``'s columns or of a long frame's covariate columns; positions for an array "
+        "of ``X``'s columns or of a long frame's own covariate columns; positions for an array "
         "``X``), such as day-ahead load forecasts or calendar columns: ``predict`` then needs "
-        "their ``horizon`` next rows. Every other covariate is known in the past only: read up "
-        "to the forecast origin, never after."
+        "their ``horizon`` next rows."
+    )
+    past_covariates: list | None = param(
+        None, [list, tuple, None], "The covariates known up to the forecast origin only (names or "
+        "positions as ``future_covariates``): read on the context's rows, never after. A long "
+        "frame's own columns beside its id, time and target are read only where this or "
+        "``future_covariates`` names them (another column is an error that lists it); ``X``'s "
+        "columns that neither names are past covariates."
     )
     head: str = param(
         "linear", [str], "A registered head (:func:`tsattn.nn.forecasting.list_heads`). "
@@ -211,6 +217,8 @@ class ForecasterParams(BaseTSEstimator):
     # rounds after the one before it in 29 of 30 default fits, and 14-17% of the rounds are skipped
     # (docs/results/forecast_defaults/patience/)
     patience: int | None = default(8)
+    # 'auto' (was 0): the progress bar and the closing line where someone watches (issue 77)
+    verbose: int | str = default("auto")
 
     def _validate(self) -> AttentionSpec:
         spec = super()._validate()

@@ -28,7 +28,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from tsattn.attention import AttentionSpec
 from tsattn.estimators.forecaster.data import ForecastData, holdout
@@ -72,7 +71,7 @@ class FitPlan:
     def decide(cls, est: Any, data: ForecastData) -> FitPlan:
         """The plan of ``est``'s fit on ``data`` (read by :func:`.frames.read_fit`); the covariates
         take their roles from ``est``'s role parameters."""
-        names = Covariates.assign(list(data.covariates.names), est)
+        names = Covariates.assign(list(data.covariates.names), est, data.in_frame)
         panel, covariates = data.form.long, bool(len(names))
         n_series = len(data.rows)
         context = series_context(est)
@@ -124,15 +123,14 @@ class FitPlan:
 
 
 def season(est: Any, data: ForecastData) -> int:
-    """Steps per season: the ``period`` parameter, ``'auto'`` read from the time index (a long
-    frame's from its step; 1 without one)."""
+    """Steps per season: the ``period`` parameter; ``'auto'`` read from the time index's
+    frequency (a long frame's from its step), else from the values' autocorrelation pooled over
+    the series (integer steps, arrays: :func:`tsattn.io.seasonal_period`)."""
     period = est.period
-    if period == "auto":
+    if period == "auto":  # the time's frequency, else the values (tsattn.io.season)
         form = data.form
-        index = (form.info or {}).get("index")
-        if form.long and not isinstance(form.step, (int, np.integer)):
-            index = pd.date_range("2000-01-03", periods=3, freq=form.step)
-        period = 1 if index is None else series_io.seasonal_period(index)
+        time = form.step if form.long else (form.info or {}).get("index")
+        period = series_io.seasonal_period(time, data.targets)
     return int(period or 1)
 
 

@@ -5,8 +5,10 @@ A **role** (:class:`CovariateRole`) says on which rows of a window its columns a
 ``"past"`` covariate on the context's rows only (read up to the forecast origin, never after), a
 ``"future"`` one on the horizon's rows too (day-ahead forecasts, calendar columns: ``predict``
 then needs its ``horizon`` next rows). Each role names the estimator parameter that lists its
-columns (``future_covariates``); a covariate column no parameter names takes
-:data:`DEFAULT_ROLE`. :class:`Covariates` is what a fit's columns are: their names, each one's
+columns (``past_covariates``, ``future_covariates``). A long frame's own columns beside its id,
+time and target are covariates only where a role's parameter names them (a stray column, such as
+the ``index`` ``df.reset_index()`` leaves, is an error that lists it); the columns of ``X``, given
+as covariates, take :data:`DEFAULT_ROLE` where no parameter names them. :class:`Covariates` is what a fit's columns are: their names, each one's
 role, and from them where the windows read each column (``known``) and which columns the network
 reads on the horizon (``future``).
 
@@ -86,6 +88,7 @@ def get_role(name: str) -> type[CovariateRole]:
 @register_role("past")
 class Past(CovariateRole):
     summary = "known up to the forecast origin, read on the context's rows only"
+    parameter = "past_covariates"
 
 
 @register_role("future")
@@ -110,10 +113,11 @@ class Covariates:
             object.__setattr__(self, "roles", (DEFAULT_ROLE,) * len(self.names))
 
     @classmethod
-    def assign(cls, names: list[str], estimator: Any) -> Covariates:
+    def assign(cls, names: list[str], estimator: Any, in_frame: tuple[str, ...] = ()) -> Covariates:
         """Each of ``names`` its role, from the role parameters of ``estimator`` (column names,
         or positions for covariates without names); an error names a listed column that is not
-        a covariate, or one listed twice."""
+        a covariate, one listed twice, and a column of ``in_frame`` (a long frame's own columns)
+        that no parameter lists."""
         roles: dict[int, str] = {}
         listed: list[int] = []
         for role in list_roles():
@@ -125,6 +129,14 @@ class Covariates:
                                      f"and {role!r}; give each column one role.")  # fmt: skip
                 roles[j] = role
                 listed.append(j)
+        stray = [name for j, name in enumerate(names) if name in in_frame and j not in roles]
+        if stray:
+            raise ValueError(
+                f"y has column(s) {stray} beside its id, time and target columns that no covariate "
+                "role names, so they are not read: name each in future_covariates=[...] (known for "
+                "the horizon too) or past_covariates=[...] (known up to the forecast origin), or "
+                f"drop them (df.drop(columns={stray})). An index column that df.reset_index() left "
+                "is the usual one to drop.")  # fmt: skip
         return cls(tuple(names), tuple(roles.get(j, DEFAULT_ROLE) for j in range(len(names))),
                    tuple(dict.fromkeys(listed)))  # fmt: skip
 
@@ -137,6 +149,11 @@ class Covariates:
         the order their parameters list them."""
         order = [*self.listed, *range(len(self.names))]
         return tuple(j for j in dict.fromkeys(order) if get_role(self.roles[j]).horizon)
+
+    def describe(self) -> str:
+        """The covariates in words for :func:`.summary.summary` ('' without any)."""
+        counts = ", ".join(f"{self.roles.count(role)} {role}" for role in dict.fromkeys(self.roles))
+        return f", {len(self)} covariates ({counts})" if len(self) else ""
 
     @property
     def future_names(self) -> list[str]:

@@ -36,11 +36,12 @@ def restore(state: dict, owner: str) -> dict:
     for attribute in REMOVED_ATTRIBUTES:
         state.pop(attribute, None)
     state.setdefault("future_covariates", None)
+    state.setdefault("past_covariates", None)  # saved before it: unnamed covariates were past
     state.setdefault("target_transform", None)  # saved before the log scale: as then
     if "_module_state" not in state:
         return state
     for attribute in ("series_low_", "series_choice_", "log_series_", "log_blend_",
-                      "asinh_scale_", "anchor_penalty_"):  # fmt: skip
+                      "asinh_scale_", "anchor_penalty_", "columns_"):  # fmt: skip
         state.setdefault(attribute, None)  # fitted before these parts: without them, as then
     if isinstance(state.get("network_params_"), dict) and "context_length_" not in state:
         state["context_length_"] = int(state["network_params_"]["context_length"])
