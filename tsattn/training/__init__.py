@@ -4,6 +4,8 @@ Every estimator trains through :func:`train` with :class:`EarlyStopping`, :class
 :class:`LRScheduler` and :class:`ProgressBar` followed by the user's callbacks, and predicts
 through :func:`predict`. Data lives on the device as padded tensors (:class:`TensorData`), or
 as series cut into windows on the fly (:class:`WindowData`, every window cut by :func:`cut`).
+Under ``torchrun``, or through :func:`fit_distributed`, a fit trains data-parallel across processes
+(:mod:`tsattn.training.distributed`).
 """
 
 from tsattn.training.augment import SliceAndScale
@@ -18,6 +20,7 @@ from tsattn.training.callbacks import (
 )
 from tsattn.training.data import TensorData
 from tsattn.training.device import PRECISIONS, autocast, resolve_device, seeded, torch_threads
+from tsattn.training.distributed import fit_distributed, single_process
 from tsattn.training.fixed import cache_fixed_features, fit_levels
 from tsattn.training.loop import Budget, TrainResult, predict, train
 from tsattn.training.optim import adamw
@@ -42,10 +45,12 @@ __all__ = [
     "adamw",
     "autocast",
     "cache_fixed_features",
+    "fit_distributed",
     "fit_levels",
     "predict",
     "resolve_device",
     "seeded",
+    "single_process",
     "torch_threads",
     "train",
     "cut",
