@@ -118,20 +118,24 @@ class DataParallel:
         return [None if v is None else float(x) for v, x in zip(values, t.tolist(), strict=True)]
 
     def check_same_data(self, n: int, data: torch.Tensor) -> None:
-        """Raise on every rank alike unless every rank trains on the same data (``n`` samples,
-        the same sum of ``data``): each rank must read the whole data, not its own part."""
+        """Raise on every rank alike unless every rank trains on the same data: ``n`` samples, and
+        ``data``'s rows (samples, or a series' steps) with the same sums in the same order (the
+        fingerprint weighs each row's sum by its position: standardised data sums to about 0).
+        Each rank must read the whole data, not its own part."""
         import torch.distributed as dist
 
-        mine = torch.tensor([float(n), float(data.sum(dtype=torch.float64))], dtype=torch.float64,
-                            device=self._device())  # fmt: skip
+        rows = data.sum(dim=tuple(range(1, data.ndim)), dtype=torch.float64)
+        position = torch.arange(1, len(rows) + 1, dtype=torch.float64, device=rows.device)
+        mine = torch.stack([torch.tensor(float(n), dtype=torch.float64, device=rows.device),
+                            (rows * position).sum(), (rows * rows).sum()]).to(self._device())
         every = [torch.empty_like(mine) for _ in range(self.world_size)]
         dist.all_gather(every, mine)
         seen = np.stack([t.cpu().numpy() for t in every])
-        if not np.allclose(seen, seen[0], rtol=1e-9, atol=0.0, equal_nan=True):
+        if not np.allclose(seen, seen[0], rtol=1e-7, atol=1e-7, equal_nan=True):
             raise ValueError(
-                "the training processes were given different data (samples and sums per rank: "
-                f"{seen.tolist()}); under torchrun every process must fit on the whole data, and "
-                "each trains on its share of every batch."
+                "the training processes were given different data (per rank: samples, and two "
+                f"sums of their rows: {seen.tolist()}); under torchrun every process must fit on "
+                "the whole data, in the same order, and each trains on its share of every batch."
             )
 
 
@@ -185,6 +189,10 @@ class _SyncedStats(nn.modules.batchnorm._BatchNorm):
         return out.reshape(shape).movedim(-1, 1).to(x.dtype)
 
 
+#: The synced class of each BatchNorm class met, made once.
+_SYNCED: dict[type, type] = {}
+
+
 @contextlib.contextmanager
 def synced_batchnorm(module: nn.Module) -> Iterator[None]:
     """Inside the block, every BatchNorm of ``module`` normalises training batches by the
@@ -194,7 +202,9 @@ def synced_batchnorm(module: nn.Module) -> Iterator[None]:
     for m in module.modules():
         if isinstance(m, nn.modules.batchnorm._BatchNorm):
             cls = type(m)
-            m.__class__ = type(f"Synced{cls.__name__}", (cls, _SyncedStats), {})
+            if cls not in _SYNCED:
+                _SYNCED[cls] = type(f"Synced{cls.__name__}", (cls, _SyncedStats), {})
+            m.__class__ = _SYNCED[cls]
             swapped.append((m, cls))
     try:
         yield
