@@ -1,7 +1,8 @@
 """Fits across two gloo CPU processes: under ``torchrun`` (an ordinary ``fit`` in every rank) and
 through :func:`tsattn.training.fit_distributed`. Every rank ends with the same model, whose test
 error is within seed noise of a one-process fit's; with the ranks' own random draws switched off
-(no dropout, no augmentation) the fit is the one-process fit up to rounding."""
+(no dropout, no augmentation) the fit is the one-process fit up to rounding. And a panel forecast
+batch by batch on two Dask workers (:func:`tsattn.training.predict_on_dask`)."""
 
 from __future__ import annotations
 
@@ -12,11 +13,13 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 import torch
 
 from tests.training import ddp_fits
-from tsattn.training import fit_distributed
+from tsattn import TSForecaster
+from tsattn.training import fit_distributed, predict_on_dask
 
 pytestmark = pytest.mark.integration
 
@@ -80,3 +83,21 @@ def test_fit_distributed_repeats_the_one_process_fit_without_the_ranks_own_draws
     # round differently (7e-6 apart when written); the seeds' spread is far wider (test log-loss:
     # 0.025 over seeds 0-7)
     np.testing.assert_allclose(fitted.predict_proba(Xt), solo.predict_proba(Xt), atol=5e-4)
+
+
+def test_a_panel_forecast_on_dask_workers_batch_by_batch_is_the_whole_frames():
+    distributed = pytest.importorskip("distributed")
+    from tests.training.test_distributed import TINY, _panel
+
+    panel = _panel(n_series=7)  # "temp": a past covariate, in y's own rows
+    panel["unique_id"] = panel["unique_id"].map(dict(zip(sorted(panel["unique_id"].unique()),
+                                                         "gacfbed", strict=True)))  # fmt: skip
+    est = TSForecaster(horizon=6, context_length=24, device="cpu", max_steps=10, **TINY).fit(panel)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:  # fmt: skip
+        batched = predict_on_dask(est, panel, client=client, series_per_batch=3)
+        quantiles = predict_on_dask(est, panel, client=client, series_per_batch=2,
+                                    method="predict_quantiles", alpha=(0.1, 0.9))  # fmt: skip
+    pd.testing.assert_frame_equal(batched, est.predict(panel))
+    pd.testing.assert_frame_equal(quantiles, est.predict_quantiles(panel, alpha=(0.1, 0.9)))

@@ -5,7 +5,8 @@ Every estimator trains through :func:`train` with :class:`EarlyStopping`, :class
 through :func:`predict`. Data lives on the device as padded tensors (:class:`TensorData`), or
 as series cut into windows on the fly (:class:`WindowData`, every window cut by :func:`cut`).
 Under ``torchrun``, or through :func:`fit_distributed`, a fit trains data-parallel across processes
-(:mod:`tsattn.training.distributed`).
+(:mod:`tsattn.training.distributed`); :func:`predict_on_dask` forecasts a large panel batch by batch
+on Dask workers.
 """
 
 from tsattn.training.augment import SliceAndScale
@@ -20,7 +21,7 @@ from tsattn.training.callbacks import (
 )
 from tsattn.training.data import TensorData
 from tsattn.training.device import PRECISIONS, autocast, resolve_device, seeded, torch_threads
-from tsattn.training.distributed import fit_distributed, single_process
+from tsattn.training.distributed import fit_distributed, predict_on_dask, single_process
 from tsattn.training.fixed import cache_fixed_features, fit_levels
 from tsattn.training.loop import Budget, TrainResult, predict, train
 from tsattn.training.optim import adamw
@@ -48,6 +49,7 @@ __all__ = [
     "fit_distributed",
     "fit_levels",
     "predict",
+    "predict_on_dask",
     "resolve_device",
     "seeded",
     "single_process",

@@ -1,4 +1,5 @@
-"""Training across processes: PyTorch's DistributedDataParallel, one process per core set or GPU.
+"""Training across processes (PyTorch's DistributedDataParallel, one process per core set or
+GPU), and forecasting a large panel batch by batch on Dask workers (:func:`predict_on_dask`).
 
 Two ways in, both on :mod:`torch.distributed` (gloo on CPUs, NCCL on GPUs):
 
@@ -38,7 +39,8 @@ import numpy as np
 import torch
 from torch import nn
 
-__all__ = ["DataParallel", "data_parallel", "fit_distributed", "single_process", "synced_batchnorm"]
+__all__ = ["DataParallel", "data_parallel", "fit_distributed", "predict_on_dask", "single_process",
+           "synced_batchnorm"]
 
 #: Inside :func:`single_process`: fits train in this process alone.
 _ALONE = contextvars.ContextVar("tsattn_single_process", default=False)
@@ -316,3 +318,37 @@ def fit_distributed(estimator: Any, *args: Any, n_processes: int = 2, backend: s
                                      out), nprocs=n_processes, start_method="spawn")  # fmt: skip
         with open(out, "rb") as f:
             return pickle.load(f)
+
+
+def _predict_batch(estimator: Any, y: Any, X: Any, method: str, kwargs: dict) -> Any:
+    return getattr(estimator, method)(y, X=X, **kwargs)
+
+
+def predict_on_dask(estimator: Any, y: Any, X: Any = None, *, client: Any = None,
+                    series_per_batch: int = 1000, method: str = "predict", **kwargs: Any) -> Any:  # fmt: skip
+    """``estimator.<method>(y, X=X, **kwargs)`` for a long frame ``y`` (``unique_id``, ``ds``,
+    ``y``...) of many series, computed on the workers of a ``dask.distributed`` ``client`` (default:
+    the current one), ``series_per_batch`` series per task: the rows of ``y`` and ``X`` (a long frame
+    of covariates, or None) split by series, the fitted estimator sent to every worker once, the
+    batches' long frames concatenated in the order of the sorted series ids, as the estimator's own
+    forecast of the whole frame orders them. Each series is forecast from its own rows, so the
+    result is that of one call on the whole frame (``method``: ``'predict'``,
+    ``'predict_quantiles'``...)."""
+    import pandas as pd
+
+    from tsattn._parallel import _distributed
+
+    if series_per_batch < 1:
+        raise ValueError(f"series_per_batch must be at least 1, got {series_per_batch}.")
+    client = client if client is not None else _distributed().get_client()
+    ids = np.sort(pd.unique(y["unique_id"]))
+    batch_of = dict(zip(ids, np.arange(len(ids)) // series_per_batch, strict=True))
+
+    def split(frame: Any) -> dict:  # batch number -> its series' rows, in one pass over the frame
+        return dict(list(frame.groupby(frame["unique_id"].map(batch_of), sort=True)))
+
+    ys, xs = split(y), {} if X is None else split(X)
+    remote = client.scatter(estimator, broadcast=True, hash=False)  # a key of its own per call
+    futures = [client.submit(_predict_batch, remote, part, xs.get(b), method, kwargs, pure=False)
+               for b, part in ys.items()]  # fmt: skip
+    return pd.concat(client.gather(futures), ignore_index=True)
