@@ -298,9 +298,8 @@ class BaseTSEstimator(persistence.Persistent, BaseEstimator):
              label: str):  # fmt: skip
         """``(module, TrainResult)``: a network built from ``network_params_`` and trained within
         ``budget`` with the standard callbacks and ``callbacks``; ``keep_last`` keeps the final
-        weights. Sets ``n_threads_``. Under ``torchrun`` (or :func:`~tsattn.training.distributed.
-        fit_distributed`) every rank trains on its share of each batch
-        (:mod:`tsattn.training.distributed`)."""
+        weights. Sets ``n_threads_``. Under ``torchrun`` (or :func:`~tsattn.training.fit_distributed`)
+        every rank trains on its share of each batch (:mod:`tsattn.training.distributed`)."""
         cap = torch.get_num_threads()  # the caller's own setting: "auto" never goes above it
         parallel = data_parallel(self.device_)
         self.n_threads_ = self._fit_threads(parallel)

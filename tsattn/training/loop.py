@@ -191,8 +191,9 @@ def train(
     ``parallel`` (:func:`~tsattn.training.distributed.data_parallel`): train data-parallel across
     processes, each called with the same data and an ``rng`` in the same state; each rank trains
     on its share of every batch (``batch_size`` is the global batch) through
-    DistributedDataParallel, the BatchNorm running statistics are averaged over the ranks after
-    each round, and the round's losses and score are rank 0's on every rank (:mod:`.distributed`).
+    DistributedDataParallel, BatchNorm normalises by the whole batch's statistics, gathered from
+    every rank, and the round's losses and score are rank 0's on every rank
+    (:mod:`tsattn.training.distributed`); a batch smaller than the rank count is skipped.
     """
     result = TrainResult()
     step = 0
