@@ -9,6 +9,7 @@ callbacks); :mod:`~tsattn.estimators.collection` and :mod:`~tsattn.estimators.fo
 
 from __future__ import annotations
 
+import os
 from numbers import Real
 from typing import Any, ClassVar
 
@@ -18,7 +19,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_random_state
 
-from tsattn._parallel import free_cores
+from tsattn._parallel import free_cores, usable_cores
 from tsattn._validation import NONNEGATIVE_INT, POSITIVE_INT
 from tsattn.attention import AttentionSpec, check_model_size, get_attention_class, resolve_attention
 from tsattn.attention.hyperparameters import FloatRange
@@ -45,6 +46,7 @@ from tsattn.training import (
     train,
     watched,
 )
+from tsattn.training.distributed import DataParallel, data_parallel
 
 __all__ = ["BaseTSEstimator", "ATTENTION", "RATE"]
 
@@ -256,8 +258,12 @@ class BaseTSEstimator(persistence.Persistent, BaseEstimator):
         return None
 
     def _random(self) -> tuple[int, np.random.Generator]:
-        """Torch's seed for this fit and the numpy generator of splits and batches."""
+        """Torch's seed for this fit and the numpy generator of splits and batches (rank 0's on
+        every rank of a fit across processes: the same splits and batch order)."""
         seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
+        parallel = data_parallel(resolve_device(self.device))
+        if parallel is not None:
+            seed = int(parallel.broadcast([seed])[0])
         return seed, np.random.default_rng(seed)
 
     def _trunk_params(self, spec: AttentionSpec) -> dict[str, Any]:
@@ -301,14 +307,18 @@ class BaseTSEstimator(persistence.Persistent, BaseEstimator):
              label: str):  # fmt: skip
         """``(module, TrainResult)``: a network built from ``network_params_`` and trained within
         ``budget`` with the standard callbacks and ``callbacks``; ``keep_last`` keeps the final
-        weights. Sets ``n_threads_``."""
+        weights. Sets ``n_threads_``. Under ``torchrun`` (or :func:`~tsattn.training.fit_distributed`)
+        every rank trains on its share of each batch (:mod:`tsattn.training.distributed`)."""
         cap = torch.get_num_threads()  # the caller's own setting: "auto" never goes above it
-        self.n_threads_ = self._fit_threads()
+        parallel = data_parallel(self.device_)
+        self.n_threads_ = self._fit_threads(parallel)
         with seeded(seed, self.device_), torch_threads(self.n_threads_):
             module = self._build_network().to(self.device_)
             self.module_ = module  # the finite-output check reads it
             fit_levels(module, train_data)  # e.g. the random-kernel levels, before any training
             optimizer = adamw(module.parameters(), lr=self.lr, weight_decay=self.weight_decay)
+            if parallel is not None and parallel.rank:  # each rank its own dropout draws
+                torch.manual_seed(seed + parallel.rank)
 
             def finite_outputs() -> bool:
                 return bool(torch.isfinite(self._predict_tensor(train_data)).all())
@@ -320,10 +330,11 @@ class BaseTSEstimator(persistence.Persistent, BaseEstimator):
                 LRScheduler(optimizer, self.lr_schedule, budget.rounds, patience, budget.steps,
                             self.warmup),  # fmt: skip
             ]
-            if self.n_threads == "auto" and self.device_.type == "cpu":
+            if self.n_threads == "auto" and self.device_.type == "cpu" and parallel is None:
                 # as many threads as pay, within the cores free now and as neighbours come and go
+                # (not across processes: a rank's step times include its wait for the others)
                 callbacks.append(ThreadBudget(cap))
-            if self._watched():
+            if self._watched() and (parallel is None or parallel.rank == 0):
                 callbacks.append(ProgressBar(budget.rounds, f"{label} {type(self).__name__}", unit,
                                              AUTO_PROGRESS_DELAY if self.verbose == "auto" else 0.0))
             try:
@@ -334,7 +345,7 @@ class BaseTSEstimator(persistence.Persistent, BaseEstimator):
                     transform=self._augmentation(),
                     callbacks=[*callbacks, *(self.callbacks or ())],
                     estimator=self,
-                    precision=self.precision, score_fn=self._score_fn,
+                    precision=self.precision, score_fn=self._score_fn, parallel=parallel,
                 )  # fmt: skip
             except TrainingDivergedError:
                 del self.module_  # never a fitted model that outputs NaN
@@ -343,11 +354,17 @@ class BaseTSEstimator(persistence.Persistent, BaseEstimator):
 
     def _watched(self) -> bool:
         """Whether this fit shows its progress: ``verbose`` set, or ``'auto'`` where someone is
-        watching (:func:`tsattn.training.watched`)."""
+        watching (:func:`tsattn.training.watched`); across processes, rank 0 alone."""
+        if os.environ.get("RANK", "0") != "0":
+            return False
         return watched() if self.verbose == "auto" else bool(self.verbose)
 
-    def _fit_threads(self) -> int | None:
-        """Torch threads for this fit, from ``n_threads``."""
+    def _fit_threads(self, parallel: DataParallel | None = None) -> int | None:
+        """Torch threads for this fit, from ``n_threads``; ``'auto'`` across processes: this
+        machine's cores shared among its ranks (torchrun sets one thread per process unless
+        ``OMP_NUM_THREADS`` says otherwise)."""
+        if self.n_threads == "auto" and parallel is not None:
+            return min(torch.get_num_threads(), max(1, usable_cores() // parallel.local_world_size))
         if self.n_threads == "auto":
             return min(torch.get_num_threads(), free_cores())
         return None if self.n_threads is None else int(self.n_threads)

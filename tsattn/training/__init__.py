@@ -4,6 +4,9 @@ Every estimator trains through :func:`train` with :class:`EarlyStopping`, :class
 :class:`LRScheduler` and :class:`ProgressBar` followed by the user's callbacks, and predicts
 through :func:`predict`. Data lives on the device as padded tensors (:class:`TensorData`), or
 as series cut into windows on the fly (:class:`WindowData`, every window cut by :func:`cut`).
+Under ``torchrun``, or through :func:`fit_distributed`, a fit trains data-parallel across processes
+(:mod:`tsattn.training.distributed`); :func:`predict_on_dask` forecasts a large panel batch by batch
+on Dask workers.
 """
 
 from tsattn.training.augment import SliceAndScale
@@ -19,6 +22,7 @@ from tsattn.training.callbacks import (
 )
 from tsattn.training.data import TensorData
 from tsattn.training.device import PRECISIONS, autocast, resolve_device, seeded, torch_threads
+from tsattn.training.distributed import fit_distributed, predict_on_dask, single_process
 from tsattn.training.fixed import cache_fixed_features, fit_levels
 from tsattn.training.loop import Budget, TrainResult, predict, train
 from tsattn.training.optim import adamw
@@ -43,10 +47,13 @@ __all__ = [
     "adamw",
     "autocast",
     "cache_fixed_features",
+    "fit_distributed",
     "fit_levels",
     "predict",
+    "predict_on_dask",
     "resolve_device",
     "seeded",
+    "single_process",
     "torch_threads",
     "train",
     "cut",

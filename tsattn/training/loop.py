@@ -9,6 +9,7 @@ batches in evaluation mode; validation during training and every estimator's ``p
 
 from __future__ import annotations
 
+import contextlib
 import time
 import warnings
 from collections.abc import Callable, Sequence
@@ -22,6 +23,7 @@ from torch import nn
 from tsattn.training.callbacks import Callback, Diverged
 from tsattn.training.data import TensorData
 from tsattn.training.device import autocast
+from tsattn.training.distributed import DataParallel
 from tsattn.training.fixed import CACHE_BYTES, cache_fixed_features
 
 __all__ = ["TrainResult", "train", "predict"]
@@ -78,19 +80,29 @@ class _Batches:
 
 def _train_round(module, loss_fn, data, optimizer, batches, precision, callbacks=(),
                  estimator=None, step=0, max_steps=None, transform=None,
-                 cache=None) -> tuple[float, int]:
+                 cache=None, parallel=None, net=None) -> tuple[float, int]:
     """The optimiser steps of one round (up to ``max_steps`` steps in all); returns the mean loss
     and the step count so far. The loss is summed on the device and read once, at the end of the
     round, and the batch indices go to the device without waiting for it, so no step waits for the
     device (on a GPU the host queues the next steps meanwhile). ``cache``: the network's fixed
     features of every series of ``data`` (:func:`~tsattn.training.cache_fixed_features`),
-    recomputed only for the series the augmentation changes."""
+    recomputed only for the series the augmentation changes. ``parallel``: this rank trains on its
+    share of each batch (:meth:`~.distributed.DataParallel.shard`) through ``net`` (``module`` in
+    DDP)."""
     module.train()
-    skip_singletons = len(data) > 1 and _has_batchnorm(module)
+    net = module if net is None else net
+    batchnorm = _has_batchnorm(module)
+    # a batch of one gives BatchNorm no variance to normalise by
+    smallest = 2 if batchnorm and len(data) > 1 else 1
+    if parallel is not None:  # BatchNorm's statistics are the whole batch's
+        smallest = max(smallest, parallel.min_batch())
     total, seen = None, 0
     for idx_np in batches:
-        if len(idx_np) < 2 and skip_singletons:
-            continue  # a batch of one gives BatchNorm no variance to normalise by
+        if len(idx_np) < smallest:
+            continue
+        weight = 1.0
+        if parallel is not None:
+            idx_np, weight = parallel.shard(idx_np)
         idx = torch.from_numpy(np.asarray(idx_np)).to(data.x.device, non_blocking=True)
         x, mask = data.batch(idx, rows=idx_np)
         fixed = None if cache is None else cache[idx]
@@ -98,10 +110,10 @@ def _train_round(module, loss_fn, data, optimizer, batches, precision, callbacks
             x, fixed = _augment(module, transform, x, mask, fixed, data.x.shape[1])
         y = data.y[idx]
         with autocast(data.x.device, precision):
-            output = (module(x, mask) if fixed is None else module(x, mask, fixed=fixed)).float()
+            output = (net(x, mask) if fixed is None else net(x, mask, fixed=fixed)).float()
         loss = loss_fn(output, y)
         optimizer.zero_grad(set_to_none=True)
-        loss.backward()
+        (loss if weight == 1.0 else loss * weight).backward()
         optimizer.step()
         step += 1
         for cb in callbacks:
@@ -111,6 +123,8 @@ def _train_round(module, loss_fn, data, optimizer, batches, precision, callbacks
         seen += len(idx_np)
         if max_steps is not None and step >= max_steps:
             break
+    if parallel is not None:  # the whole batches' mean, the same on every rank
+        total, seen = parallel.sum([0.0 if total is None else total, seen])
     return (0.0 if total is None else float(total)) / max(seen, 1), step
 
 
@@ -153,6 +167,7 @@ def train(
     precision: str = "float32",
     score_fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor] | None = None,
     cache_bytes: int = CACHE_BYTES,
+    parallel: DataParallel | None = None,
 ) -> TrainResult:
     """Train ``module`` in place for up to ``max_rounds`` rounds and ``max_steps`` optimiser steps.
 
@@ -172,11 +187,28 @@ def train(
     take at most ``cache_bytes`` (0: computed in every step); a ``transform`` with an ``apply(x,
     mask) -> (x, rows)`` method (:class:`~tsattn.training.SliceAndScale`) says which rows it
     changed, and only theirs are recomputed.
+
+    ``parallel`` (:func:`~tsattn.training.distributed.data_parallel`): train data-parallel across
+    processes, each called with the same data and an ``rng`` in the same state; each rank trains
+    on its share of every batch (``batch_size`` is the global batch) through
+    DistributedDataParallel, BatchNorm normalises by the whole batch's statistics, gathered from
+    every rank, and the round's losses and score are rank 0's on every rank
+    (:mod:`tsattn.training.distributed`); a batch smaller than the rank count is skipped.
     """
     result = TrainResult()
     step = 0
     batches = _Batches(len(train_data), batch_size, rng, round_steps)
     cache = cache_fixed_features(module, train_data, cache_bytes) if cache_bytes else None
+    net, stack = None, contextlib.ExitStack()
+    if parallel is not None:
+        if min(batch_size, len(train_data)) < parallel.min_batch():
+            raise ValueError(
+                f"batch_size={batch_size} over {len(train_data)} samples leaves some of the "
+                f"{parallel.world_size} processes no share of a batch; batch_size is the global "
+                "batch: raise it, or train on fewer processes."
+            )
+        parallel.check_same_data(len(train_data), train_data.x)
+        net = stack.enter_context(parallel.training(module))
     for cb in callbacks:
         cb.on_train_begin(estimator)
     try:
@@ -185,7 +217,7 @@ def train(
             lr = optimizer.param_groups[0]["lr"]
             train_loss, step = _train_round(
                 module, loss_fn, train_data, optimizer, batches.next_round(), precision,
-                callbacks, estimator, step, max_steps, transform, cache,
+                callbacks, estimator, step, max_steps, transform, cache, parallel, net,
             )
             valid_loss = valid_score = None
             if valid_data is not None:
@@ -193,6 +225,9 @@ def train(
                 with torch.inference_mode():
                     valid_loss = float(loss_fn(out, valid_data.y))
                     valid_score = None if score_fn is None else float(score_fn(out, valid_data.y))
+            if parallel is not None:  # every rank decides alike on rank 0's numbers
+                train_loss, valid_loss, valid_score = parallel.broadcast(
+                    [train_loss, valid_loss, valid_score])
             epoch = round_ if round_steps is None else step * batch_size / len(train_data)
             record = {"round": round_, "epoch": epoch, "step": step, "lr": lr,
                       "train_loss": train_loss, "valid_loss": valid_loss,
@@ -220,6 +255,7 @@ def train(
             stacklevel=4,
         )
     finally:
+        stack.close()
         failures = []
         for cb in callbacks:
             try:
