@@ -108,7 +108,7 @@ def _fits():
         ("regressor", TSRegressor(anchor="none", **steps, **TINY), (X, labels * 1.5),
          lambda e: e.predict(X)),
         ("forecaster", TSForecaster(**forecast, **TINY), (series,), lambda e: e.predict()),
-        ("covariates", TSForecaster(**forecast, **TINY), (panel,),  # "temp": a past covariate
+        ("covariates", TSForecaster(**forecast, past_covariates=["temp"], **TINY), (panel,),
          lambda e: e.predict_components(panel)["network"]["y"]),
     ]  # fmt: skip
 

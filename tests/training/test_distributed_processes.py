@@ -92,7 +92,8 @@ def test_a_panel_forecast_on_dask_workers_batch_by_batch_is_the_whole_frames():
     panel = _panel(n_series=7)  # "temp": a past covariate, in y's own rows
     panel["unique_id"] = panel["unique_id"].map(dict(zip(sorted(panel["unique_id"].unique()),
                                                          "gacfbed", strict=True)))  # fmt: skip
-    est = TSForecaster(horizon=6, context_length=24, device="cpu", max_steps=10, **TINY).fit(panel)
+    est = TSForecaster(horizon=6, context_length=24, device="cpu", max_steps=10,
+                       past_covariates=["temp"], **TINY).fit(panel)  # fmt: skip
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                   dashboard_address=None) as cluster, \
             distributed.Client(cluster) as client:  # fmt: skip
