@@ -263,7 +263,15 @@ def write_row(path: Path, row: dict[str, Any], columns: list[str], progress: boo
 def recorded_run(out: Path, command: str, config: dict[str, Any]) -> Iterator[RunRecord]:
     """A :class:`RunRecord` for the ``with`` block: ``finished`` when it ends, ``interrupted`` on
     Ctrl-C or SIGTERM, ``failed: <error>`` when it raises (the error propagates)."""
+    from tsattn.benchmarks.ledger import record_test_run
+    from tsattn.benchmarks.runinfo import code_state
+
+    # a TEST run: refused from a dirty tree unless declared unpublishable, and its ledger row
+    unpublishable = record_test_run(out, command, config, code_state())
     record = RunRecord(out, command, config)
+    if unpublishable:
+        record.entry["unpublishable"] = True
+        record._update(append=False)
     status = "interrupted"
     try:
         yield record

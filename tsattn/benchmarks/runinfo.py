@@ -153,9 +153,15 @@ def recorded_run(folder: str | Path, command: str | None, settings: dict[str, An
     so a run stopped by Ctrl-C, ``timeout`` or ``kill`` ends ``interrupted``, not ``running`` or
     ``failed``, also when a library turns the interrupt into another exit (Lightning exits with
     ``SystemExit(1)``); only SIGKILL or a power cut leave ``running`` behind (:func:`stale_runs`)."""
+    from tsattn.benchmarks.ledger import record_test_run
+
     path = Path(folder) / "config.json"
+    state = code_state()
+    # a TEST run: refused from a dirty tree unless declared unpublishable, and its ledger row
+    unpublishable = record_test_run(folder, command, settings, state)
     entry = {"id": f"{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}-{secrets.token_hex(2)}", "command": command,
-             **code_state(), "machine": machine(), "device": device, "settings": settings,
+             **state, "machine": machine(), "device": device, "settings": settings,
+             **({"unpublishable": True} if unpublishable else {}),
              "started": _now(), "ended": None, "status": "running", "pid": os.getpid()}  # fmt: skip
     _update(path, lambda runs: runs.append(entry))
 
@@ -220,6 +226,8 @@ def publishable(run: dict[str, Any]) -> str | None:
     clean commit."""
     if run.get("status") not in FINAL_STATUSES:
         return f"run {run.get('id')} has status {run.get('status')!r}"
+    if run.get("unpublishable"):
+        return f"run {run.get('id')} was declared unpublishable (a TEST run from a dirty tree or by choice)"
     if run.get("dirty"):
         return f"run {run.get('id')} ran from a dirty tree ({', '.join(run.get('dirty_files', []))})"
     if not run.get("commit"):

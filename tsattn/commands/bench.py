@@ -39,6 +39,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _register_kernels(sub)
     _register_m4(sub)
     _register_epf(sub)
+    from tsattn.benchmarks.ledger import add_arguments  # --purpose, --unpublishable: the TEST ledger
+
+    add_arguments(sub)
 
 
 def _register_epoch(sub: argparse._SubParsersAction) -> None:
