@@ -147,3 +147,27 @@ def test_the_committed_ledger_is_well_formed():
         assert row["dirty"] in ("true", "false", "unknown"), f"line {i}: {row['dirty']!r}"
         if row["dirty"] == "true":
             assert "UNPUBLISHABLE" in row["purpose"] or "backfilled" in row["purpose"], f"line {i}"
+
+
+def _test_runs_on_record() -> list[tuple[str, str, str]]:
+    """``(record, command, commit)`` of every run in the committed run records that scored TEST."""
+    out = []
+    results = ROOT / "docs" / "results"
+    for path in sorted([*results.rglob("config.json"), *results.rglob("run.json")]):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        for run in data.get("runs", []) if isinstance(data, dict) else []:
+            settings = run.get("settings") or run.get("config") or {}
+            if ledger.scores_test(settings):
+                commit = run.get("commit") or run.get("source_commit") or run.get("commit_before_start") or ""
+                out.append((str(path.relative_to(results)), run.get("command") or "", commit))
+    return out
+
+
+def test_every_test_run_on_record_has_its_ledger_row():
+    """The ledger and the folders agree: each TEST run a committed record keeps (its command and
+    commit) has a row; the backfill (scripts/backfill_test_ledger.py) wrote those before the ledger."""
+    rows = {(r["command"], r["commit"][:7]) for r in _rows(LEDGER)}
+    runs = _test_runs_on_record()
+    assert len(runs) > 20
+    missing = [run for run in runs if (run[1], run[2][:7]) not in rows]
+    assert not missing, f"TEST runs without a ledger row: {missing[:5]}"
