@@ -171,3 +171,21 @@ def test_every_test_run_on_record_has_its_ledger_row():
     assert len(runs) > 20
     missing = [run for run in runs if (run[1], run[2][:7]) not in rows]
     assert not missing, f"TEST runs without a ledger row: {missing[:5]}"
+
+
+def test_panel_rows_carry_the_id_of_the_run_that_wrote_them(tmp_path):
+    """``bench m4`` and ``bench epf`` rows get their run's ``run_id`` (issue 78), also when the file
+    was written before the column existed; the run's entry in ``run.json`` has that id."""
+    import pandas as pd
+
+    from tsattn.benchmarks import append_row, panel_run
+
+    path, columns = tmp_path / "results.csv", ["split", "model", "seed", "mse"]
+    append_row(path, {"split": "val", "model": "old", "seed": 0, "mse": 1.0}, columns)
+    with panel_run.recorded_run(tmp_path, "tsattn bench m4 --split val", {"split": "val"}):
+        panel_run.write_row(path, {"split": "val", "model": "new", "seed": 0, "mse": 0.5}, columns)
+    runinfo.ensure_columns(path, columns)  # a later run's start keeps the column
+    rows = pd.read_csv(path)
+    run = json.loads((tmp_path / "run.json").read_text())["runs"][0]
+    assert list(rows.columns) == [*columns, "run_id"]
+    assert rows.run_id.isna().tolist() == [True, False] and rows.run_id[1] == run["id"]

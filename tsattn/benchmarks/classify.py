@@ -491,7 +491,8 @@ def run_classify_benchmark(config: ClassifyBenchmark, out: str | Path, progress:
             record["runs"] = previous.get("runs", [])  # tsattn.benchmarks.runinfo's records
             if seconds is not None:
                 record["invocations"].append({"fits": len(todo), "wall_seconds": round(seconds, 1)})
-            config_path.write_text(json.dumps(record, indent=2, default=repr), encoding="utf-8")
+            status = {"status": previous.get("status", "current")}  # the folder's (issue 78)
+            config_path.write_text(json.dumps({**record, **status}, indent=2, default=repr), encoding="utf-8")
 
     save_config()
     log(f"{len(datasets)} datasets x {len(models)} models x {len(config.seeds)} seeds"

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import secrets
 import signal
 import subprocess
 import threading
@@ -15,6 +16,7 @@ import time
 import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -24,6 +26,9 @@ import pandas as pd
 
 from tsattn._filelock import file_lock
 from tsattn.benchmarks import append_row
+
+#: The ``id`` of the run :func:`recorded_run` is recording, which :func:`write_row` puts in each row.
+_RUN_ID: ContextVar[str | None] = ContextVar("tsattn_panel_run_id", default=None)
 
 __all__ = ["BOUNDS", "PARTS_NOTE", "Parts", "RunRecord", "anchor_names", "coverage", "done_keys", "failures",
            "markdown_table", "part_columns", "parts_section", "recorded_run", "try_model", "write_row"]  # fmt: skip
@@ -188,6 +193,7 @@ class RunRecord:
         self.pid = os.getpid()
         status = _git("status", "--porcelain", "--", "tsattn", "pyproject.toml")  # untracked code too
         self.entry = {
+            "id": f"{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}-{self.pid}-{secrets.token_hex(2)}",
             "command": command, "config": config, "commit": _git("rev-parse", "--short", "HEAD"),
             "dirty": bool(status), "cpu": _cpu(), "cores": os.cpu_count(), "torch_threads": _threads(),
             "omp_num_threads": os.environ.get("OMP_NUM_THREADS"), "python": platform.python_version(),
@@ -207,7 +213,8 @@ class RunRecord:
 
     def _update(self, append: bool) -> None:
         with file_lock(self.path):
-            runs = json.loads(self.path.read_text(encoding="utf-8"))["runs"] if self.path.is_file() else []
+            data = json.loads(self.path.read_text(encoding="utf-8")) if self.path.is_file() else {}
+            runs = data.get("runs", [])
             if append:
                 runs.append(self.entry)
             else:
@@ -216,7 +223,8 @@ class RunRecord:
                     runs[mine[-1]] = self.entry
                 else:  # the file was replaced meanwhile: keep this run's entry all the same
                     runs.append(self.entry)
-            self.path.write_text(json.dumps({"runs": runs}, indent=2, default=repr) + "\n", encoding="utf-8")
+            data = {"status": "current", **data, "runs": runs}  # other keys (status) kept
+            self.path.write_text(json.dumps(data, indent=2, default=repr) + "\n", encoding="utf-8")
 
 
 def _terminated(signum: int, frame: Any) -> None:
@@ -252,8 +260,16 @@ def try_model(fn: Callable[[], Any]) -> tuple[Any, str, float]:
 
 
 def write_row(path: Path, row: dict[str, Any], columns: list[str], progress: bool = False) -> None:
-    """Append ``row`` to the results CSV (see :func:`tsattn.benchmarks.append_row`); with
+    """Append ``row`` to the results CSV (see :func:`tsattn.benchmarks.append_row`) with the
+    ``run_id`` of the run recording it (a last column, added to an older file's header first); with
     ``progress``, print its ``columns``."""
+    from tsattn.benchmarks.runinfo import ensure_columns
+
+    run_id = _RUN_ID.get()
+    if run_id is not None:
+        columns = [*columns, "run_id"] if "run_id" not in columns else columns
+        ensure_columns(Path(path), columns)
+        row = {**row, "run_id": run_id}
     append_row(Path(path), row, columns)
     if progress:
         print({k: row.get(k) for k in columns}, flush=True)
@@ -273,6 +289,7 @@ def recorded_run(out: Path, command: str, config: dict[str, Any]) -> Iterator[Ru
         record.entry["unpublishable"] = True
         record._update(append=False)
     status = "interrupted"
+    token = _RUN_ID.set(record.entry["id"])
     try:
         yield record
         status = "finished"
@@ -280,6 +297,7 @@ def recorded_run(out: Path, command: str, config: dict[str, Any]) -> Iterator[Ru
         status = f"failed: {type(err).__name__}: {err}"
         raise
     finally:
+        _RUN_ID.reset(token)
         record.finish(status)
 
 

@@ -137,6 +137,7 @@ def _update(path: Path, change) -> None:
     with file_lock(path):
         data = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
         data["runs"] = data.get("runs", [])
+        data.setdefault("status", "current")  # the folder's: current, or superseded (by ...)
         change(data["runs"])
         path.write_text(json.dumps(data, indent=2, default=repr) + "\n", encoding="utf-8")
 
@@ -242,7 +243,8 @@ def publishable(run: dict[str, Any]) -> str | None:
 
 def ensure_columns(path: Path, columns: list[str] | tuple[str, ...]) -> None:
     """Give the CSV ``path`` the header ``columns`` (a column added since it was written: its old
-    rows get it empty), so that appended rows line up. Under the file's lock."""
+    rows get it empty), so that appended rows line up; a ``run_id`` column it has stays, last.
+    Under the file's lock."""
     import pandas as pd
 
     from tsattn._filelock import file_lock
@@ -252,6 +254,8 @@ def ensure_columns(path: Path, columns: list[str] | tuple[str, ...]) -> None:
             return
         with open(path, encoding="utf-8") as fh:
             header = fh.readline().strip().split(",")
+        if "run_id" in header and "run_id" not in columns:
+            columns = [*columns, "run_id"]
         if header != list(columns):
             pd.read_csv(path, keep_default_na=False, na_values=[""]).reindex(
                 columns=list(columns)).to_csv(path, index=False)
