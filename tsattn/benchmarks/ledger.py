@@ -9,7 +9,8 @@ their ``run_*`` functions) appends a row when it starts::
     date,commit,dirty,command,benchmark,purpose
     2026-12-07 21:04:11 UTC,4b1c...,false,tsattn bench classify ...,classify,the default's rows ...
 
-``benchmark`` is the run's output folder, relative to ``docs/results/`` when it lies there;
+``benchmark`` is the run's output folder, relative to ``docs/results/`` (a folder elsewhere in the
+checkout as ``../../results/...``, one outside it as ``<elsewhere>/<its last two parts>``);
 ``purpose`` is what the run is for (``--purpose``; "not stated" without it). The hook is in the
 run records (:func:`tsattn.benchmarks.runinfo.recorded_run` and the panels'
 :func:`tsattn.benchmarks.panel_run.recorded_run`), so no TEST-scoring bench can skip it.
@@ -87,11 +88,15 @@ def _unpublishable() -> bool:
 
 
 def _benchmark(folder: str | Path) -> str:
+    """``folder`` relative to ``docs/results/``; else to the checkout (``../results/...``), else
+    its last two parts (``<elsewhere>/...``: no machine's path goes into the ledger)."""
     folder = Path(folder).resolve()
-    try:
-        return folder.relative_to(_RESULTS.resolve()).as_posix()
-    except ValueError:
-        return str(folder)
+    for base, prefix in ((_RESULTS, ""), (_ROOT, "../../")):
+        try:
+            return prefix + folder.relative_to(base.resolve()).as_posix()
+        except ValueError:
+            continue
+    return "<elsewhere>/" + "/".join(folder.parts[-2:])
 
 
 def record_test_run(folder: str | Path, command: str | None, settings: dict[str, Any],
