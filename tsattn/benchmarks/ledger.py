@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 __all__ = ["COLUMNS", "DirtyTestRun", "add_arguments", "declared", "ledger_path", "record_test_run",
-           "scores_test", "count_test_runs"]  # fmt: skip
+           "scores_test"]
 
 COLUMNS = ("date", "commit", "dirty", "command", "benchmark", "purpose")
 #: The ``tsattn bench`` sub-commands that can score TEST (``--purpose``, ``--unpublishable``).
@@ -141,22 +141,6 @@ def append(path: Path, row: dict[str, str]) -> None:
             if new:
                 writer.writeheader()
             writer.writerow({k: row.get(k, "") for k in COLUMNS})
-
-
-def read(path: str | Path | None = None) -> list[dict[str, str]]:
-    """The ledger's rows (``path``: default :func:`ledger_path`)."""
-    path = Path(path) if path else ledger_path()
-    if path is None or not path.is_file():
-        return []
-    with open(path, newline="", encoding="utf-8") as fh:
-        return list(csv.DictReader(fh))
-
-
-def count_test_runs(benchmark: str, path: str | Path | None = None) -> int:
-    """How many rows of the ledger scored TEST into ``benchmark`` (a folder under
-    ``docs/results/``, its sub-folders included)."""
-    return sum(1 for r in read(path)
-               if r["benchmark"] == benchmark or r["benchmark"].startswith(benchmark.rstrip("/") + "/"))  # fmt: skip
 
 
 def add_arguments(sub: argparse._SubParsersAction) -> None:
