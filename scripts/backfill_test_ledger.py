@@ -30,9 +30,9 @@ sys.path.insert(0, str(ROOT))
 PURPOSES = {
     "m4_hourly": "the peers and baselines on M4 Hourly TEST",
     "m4_hourly/tsattn": "the first default on M4 Hourly TEST",
-    "m4_hourly/tsattn_auto": "the panel-width context rule ('auto') on TEST",
+    "m4_hourly/tsattn_auto": "the width rule (d_model='auto') on TEST",
     "m4_hourly/tsattn_d128": "d_model=128 on TEST",
-    "m4_hourly/tsattn_context": "the defaults' context rule on TEST",
+    "m4_hourly/tsattn_context": "the context rule (context_length='auto') on TEST",
     "m4_hourly/tsattn_parts": "the network and the anchor alone on TEST",
     "m4_hourly/tsattn_weighted": "the MASE weighting (chosen on validation) on TEST, NHITS beside it",
     "m4_hourly/tsattn_held": "forecasts held at each series' lowest value (the floor; its idea came from reading TEST forecasts) on TEST",
