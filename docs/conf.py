@@ -75,6 +75,7 @@ PACKAGES = [
     "tsattn",
     "tsattn.estimators",
     "tsattn.estimators.persistence",
+    "tsattn.estimators.forecaster",
     "tsattn.attention",
     "tsattn.attention.functional",
     "tsattn.attention.weights",

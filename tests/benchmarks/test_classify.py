@@ -112,7 +112,8 @@ def test_two_processes_starting_on_one_folder_write_one_header(tmp_path):
 
     from tsattn._filelock import acquire_lock, release_lock
     from tsattn.benchmarks import append_row
-    from tsattn.benchmarks.classify import RESULT_COLUMNS, _done
+    from tsattn.benchmarks.classify import RESULT_COLUMNS
+    from tsattn.benchmarks.collection_run import recorded_rows
 
     path = tmp_path / "results.csv"
     row = {"dataset": "GunPoint", "archive": "ucr", "model": "minirocket", "seed": 0, "fold": 0,
@@ -134,7 +135,7 @@ def test_two_processes_starting_on_one_folder_write_one_header(tmp_path):
     with open(path, "a", encoding="utf-8") as fh:
         fh.write(lines[0] + "\n")
     append_row(path, {**row, "seed": 2}, RESULT_COLUMNS)
-    rows, done = _done(path, retry_failed=False)
+    rows, done = recorded_rows(path, RESULT_COLUMNS, retry_failed=False)
     assert sorted(rows.seed) == [0, 1, 2] and rows.score.dtype == float
     assert done == {("GunPoint", "minirocket", s, 0) for s in (0, 1, 2)}
     assert sum(x.startswith("dataset,") for x in path.read_text().splitlines()) == 1
@@ -256,7 +257,7 @@ def test_hivecote2_peer_is_aeons_single_threaded_and_stopped_by_the_time_limit(s
 
 @pytest.mark.skipif(not Path("/proc/self/clear_refs").exists(), reason="Linux's /proc only")
 def test_peak_memory_is_what_the_block_added_at_its_highest():
-    from tsattn.benchmarks.classify import peak_rss
+    from tsattn.benchmarks.collection_fit import peak_rss
 
     held = np.ones(50 * 2**20 // 8)  # 50 MiB before the block: not counted
     quiet, busy = {}, {}

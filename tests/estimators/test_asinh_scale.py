@@ -1,4 +1,5 @@
-"""The target on LEAR's scale (``target_transform='asinh'``, :mod:`tsattn.estimators._asinh_scale`)."""
+"""The target on LEAR's scale (``target_transform='asinh'``,
+:class:`tsattn.estimators.forecaster.scales.AsinhScale`)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,9 @@ import pandas as pd
 import pytest
 import torch
 
-from tsattn import TSForecaster
-from tsattn.estimators._asinh_scale import MAD_NORMAL, REACH, fit_scale
 from tests.estimators.test_forecast_panel import FAST, future_rows, panel
+from tsattn import TSForecaster
+from tsattn.estimators.forecaster.scales import MAD_NORMAL, REACH, AsinhScale
 
 
 def test_the_scale_is_each_columns_median_and_mad_and_sinh_undoes_it():
@@ -20,16 +21,16 @@ def test_the_scale_is_each_columns_median_and_mad_and_sinh_undoes_it():
     a = np.column_stack([rng.standard_normal(200) ** 3, rng.standard_normal(200),
                          (rng.random(200) < 0.2).astype(float)])  # fmt: skip
     b = np.column_stack([np.zeros(50), rng.standard_normal(50), np.zeros(50)])
-    scale = fit_scale([a, None, b], 1)
+    scale = AsinhScale().fit([a, None, b], 1)
     both = np.concatenate([a, b])
     centre = np.median(both, axis=0)
     mad = MAD_NORMAL * np.median(np.abs(both - centre), axis=0)
     assert scale.active.tolist() == [True, True, False]
     assert scale.centre[:2] == pytest.approx(centre[:2]) and scale.scale[:2] == pytest.approx(mad[:2])
-    out = scale.forward(a)
+    out = scale.forward(a, 1)
     assert out[:, :2] == pytest.approx(np.arcsinh((a[:, :2] - centre[:2]) / mad[:2]))
     assert out[:, 2] == pytest.approx(a[:, 2])  # the flag as given
-    assert scale.forward(a[:, 1:], [1, 2]) == pytest.approx(out[:, 1:])  # some columns only
+    assert scale.forward(a[:, 1:], 1, [1, 2]) == pytest.approx(out[:, 1:])  # some columns only
     assert scale.limit == pytest.approx([REACH * np.abs(out[:, 0]).max()])
     back = scale.inverse(out[None, :, :1])  # (n, H, C)
     assert back[0, :, 0] == pytest.approx(a[:, 0])
@@ -38,7 +39,7 @@ def test_the_scale_is_each_columns_median_and_mad_and_sinh_undoes_it():
     huge = scale.inverse(np.full((1, 2, 1), 1e6))  # held within the reach: no overflow
     assert huge.ravel() == pytest.approx(np.repeat(np.sinh(scale.limit) * scale.scale[0] + scale.centre[0], 2))
     # a target with more than half its values alike: the MAD is 0, the channel divided by 1
-    flat = fit_scale([np.r_[np.zeros(30), np.ones(10)][:, None]], 1)
+    flat = AsinhScale().fit([np.r_[np.zeros(30), np.ones(10)][:, None]], 1)
     assert flat.active.tolist() == [True] and flat.scale.tolist() == [1.0]
 
 
@@ -97,3 +98,13 @@ def test_one_series_batches_and_a_panel_without_covariates():
     assert asked.asinh_scale_ is not None and asked.log_series_ is None
     assert np.isfinite(asked.predict().y).all()
     assert TSForecaster(horizon=12, context_length=48, **FAST).fit(plain).asinh_scale_ is None
+
+
+def test_a_scale_pickled_under_its_former_module_loads():
+    """Models saved before issue 76 name the asinh scale's class by its former module."""
+    scale = AsinhScale().fit([np.random.default_rng(0).standard_normal((50, 2))], 1)
+    blob = pickle.dumps(scale, protocol=0).replace(b"tsattn.estimators.forecaster.scales",
+                                                   b"tsattn.estimators._asinh_scale")  # fmt: skip
+    assert b"tsattn.estimators._asinh_scale" in blob
+    old = pickle.loads(blob)
+    assert isinstance(old, AsinhScale) and old.centre == pytest.approx(scale.centre)

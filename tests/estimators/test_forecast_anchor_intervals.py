@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 
 from tsattn import TSForecaster
-from tsattn.estimators import _anchor, _intervals
+from tsattn.estimators.forecaster import anchors as _anchor
+from tsattn.estimators.forecaster import intervals as _intervals
 
 TINY = dict(attention="softmax", d_model=8, n_heads=2, n_layers=1, dim_feedforward=16,
             max_steps=20, random_state=0, device="cpu", patch_len=4)  # fmt: skip

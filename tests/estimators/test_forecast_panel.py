@@ -8,12 +8,21 @@ import pytest
 import torch
 
 from tsattn import TSForecaster
-from tsattn.estimators import _anchor
-from tsattn.estimators._forecast_input import pack
-from tsattn.estimators._panel import lay_out, pad_left, seasonal_weights, split_panel
+from tsattn.estimators.forecaster import anchors as _anchor
+from tsattn.estimators.forecaster import choice as _series_choice
+from tsattn.estimators.forecaster.data import (
+    ForecastData,
+    Form,
+    lay_out,
+    pad_left,
+    seasonal_weights,
+    split,
+)
+from tsattn.estimators.forecaster.roles import Covariates
+from tsattn.estimators.forecaster.scales import LogScale, ScaleChain
 from tsattn.io.panel import read_long_frame
-from tsattn.nn.covariates import CovariateForecaster
-from tsattn.training import CovariateWindowData
+from tsattn.nn.forecasting import ForecastingTransformer
+from tsattn.training import WindowData
 
 FAST = dict(max_steps=30, random_state=0, d_model=16, n_heads=2, n_layers=1, dim_feedforward=16)
 
@@ -84,7 +93,7 @@ def test_windows_stay_inside_one_series_and_validation_is_each_series_tail():
     windows = series[starts[:, None] + np.arange(5)]
     assert all(len(np.unique(w // 100)) == 1 for w in windows)  # never across two series
     assert owner.tolist() == [0] * 6 + [1]
-    train, valid = split_panel([np.arange(40.0)[:, None]], 0.1, 8, 5)
+    train, valid = split([np.arange(40.0)[:, None]], 0.1, 8, 5)
     assert len(train[0]) == 35 and valid[0][:, 0].tolist() == list(range(27, 40))
     assert pad_left(np.array([[1.0], [2.0]]), 4)[:, 0].tolist() == [1, 1, 1, 2]
 
@@ -191,15 +200,18 @@ def test_score_on_the_continuation_and_on_windows():
 
 
 def test_pack_and_covariate_windows_hide_what_is_not_known():
+    """Predict packs its contexts as training packs its windows (one ``WindowData``)."""
     contexts = np.arange(2 * 4 * 3, dtype=float).reshape(2, 4, 3)  # 2 targets, 1 covariate
     future = np.full((2, 2, 1), -1.0)
-    packed = pack(contexts, future, n_targets=2, future_idx=(0,), horizon=2)
+    data = ForecastData([], 2, Covariates(("f",), ("future",)), Form(None))
+    packed = data.network_input(contexts, future, 2, torch.device("cpu")).numpy()
     assert packed.shape == (4, 6, 2)
     np.testing.assert_array_equal(packed[1, :4, 0], contexts[0, :, 1])  # window 0, channel 1
     np.testing.assert_array_equal(packed[1, :4, 1], contexts[0, :, 2])
     assert (packed[:, 4:, 0] == 0).all() and (packed[:, 4:, 1] == -1).all()
     series = torch.arange(30.0).reshape(10, 3)  # target, future covariate, past covariate
-    data = CovariateWindowData(series, 3, 2, None, n_targets=1, future=(0,))
+    known = Covariates(("f", "p"), ("future", "past")).known(3, 2)
+    data = WindowData(series, 3, 2, None, known=known)
     x = data.gather(torch.tensor([1]))[0]
     assert x[3:, 0].tolist() == [0, 0] and x[3:, 2].tolist() == [0, 0]
     assert x[3:, 1].tolist() == [13.0, 16.0]
@@ -210,14 +222,28 @@ SMALL_NET = dict(attention="softmax", d_model=16, n_heads=2, n_layers=1, dim_fee
                  dropout=0.0, attention_dropout=0.0, norm="layer")
 
 
-@pytest.mark.parametrize("decoder", [False, True])
-def test_covariate_network_reads_only_the_known_rows(decoder):
+def covariate_network(context_length, horizon, *, n_covariates, future, patch_len, anchor,
+                      decoder=False, head="linear", tokens="patch", **trunk):
+    """The forecasting network with its covariate adapter (a sample: one target and the
+    covariates, packed)."""
+    return ForecastingTransformer(
+        1, context_length, horizon, head=head, tokens=tokens, channel_independent=True,
+        patch_len=patch_len, anchor=anchor,
+        covariates=dict(n_covariates=n_covariates, future=list(future), decoder=decoder), **trunk)
+
+
+@pytest.mark.parametrize("decoder, head, tokens", [(False, "linear", "patch"),
+                                                   (True, "linear", "patch"),
+                                                   (True, "fourier", "patch"),
+                                                   (True, "linear", "variate")])  # fmt: skip
+def test_covariate_network_reads_only_the_known_rows(decoder, head, tokens):
+    """With any registered head and view that gives ``"covariates"``."""
     torch.manual_seed(0)
-    net = CovariateForecaster(24, 6, n_covariates=2, future=(0,), patch_len=4, anchor=True,
-                              decoder=decoder, **SMALL_NET)  # fmt: skip
-    torch.nn.init.normal_(net.future_map.weight)
+    net = covariate_network(24, 6, n_covariates=2, future=(0,), patch_len=4, anchor=True,
+                            decoder=decoder, head=head, tokens=tokens, **SMALL_NET)  # fmt: skip
+    torch.nn.init.normal_(net.covariates.future_map.weight)
     if decoder:
-        torch.nn.init.normal_(net.decoder.mlp[-1].weight)
+        torch.nn.init.normal_(net.covariates.decoder.mlp[-1].weight)
     net.eval()
     x = torch.randn(3, 30, 3)
     base = net(x)
@@ -228,18 +254,21 @@ def test_covariate_network_reads_only_the_known_rows(decoder):
     seen = x.clone()
     seen[:, 24:, 1] += 1.0
     assert not torch.allclose(net(seen), base)
+    past = x.clone()
+    past[:, :24, 2] += 1.0  # the past-only covariate's context rows are read
+    assert not torch.allclose(net(past), base)
 
 
 def test_the_temporal_decoder_starts_from_the_network_without_it_and_answers_non_linearly():
     kw = dict(n_covariates=2, future=(0,), patch_len=4, anchor=False, **SMALL_NET)
     torch.manual_seed(0)
-    plain = CovariateForecaster(24, 6, **kw).eval()
-    net = CovariateForecaster(24, 6, decoder=True, **kw).eval()
+    plain = covariate_network(24, 6, **kw).eval()
+    net = covariate_network(24, 6, decoder=True, **kw).eval()
     missing, unexpected = net.load_state_dict(plain.state_dict(), strict=False)
-    assert not unexpected and missing and all(k.startswith("decoder.") for k in missing)
+    assert not unexpected and missing and all(k.startswith("covariates.decoder.") for k in missing)
     x = torch.randn(3, 30, 3)
     torch.testing.assert_close(net(x), plain(x))  # its last layer starts at zero
-    torch.nn.init.normal_(net.decoder.mlp[-1].weight)
+    torch.nn.init.normal_(net.covariates.decoder.mlp[-1].weight)
     load = [x.clone() for _ in range(3)]
     for i, value in enumerate((0.0, 1.0, 2.0)):
         load[i][:, 24:, 1] = value  # the future-known covariate's horizon rows
@@ -249,24 +278,46 @@ def test_the_temporal_decoder_starts_from_the_network_without_it_and_answers_non
     torch.testing.assert_close(lin[2] - lin[1], lin[1] - lin[0])
 
 
-def test_a_covariate_model_saved_before_the_temporal_decoder_loads_without_it():
+def _saved_as_before_issue_76(model: TSForecaster, decoder: bool = True) -> dict:
+    """``model``'s pickled state as the covariate network's own class wrote it before issue 76
+    (its adapter's parts on the network, flat parameters; ``decoder`` False: before the temporal
+    decoder, without it)."""
     import io
 
-    df = panel()
-    model = TSForecaster(horizon=6, context_length=24, future_covariates=["load_fc"], **FAST).fit(df)
-    assert model.network_params_["decoder"] is True and model.module_.decoder is not None
     state = model.__getstate__()
     weights = torch.load(io.BytesIO(state["_module_state"]), weights_only=True)
+    old = {k.replace("covariates.", ""): v for k, v in weights.items()
+           if decoder or not k.startswith("covariates.decoder.")}  # fmt: skip
     buffer = io.BytesIO()
-    torch.save({k: v for k, v in weights.items() if not k.startswith("decoder.")}, buffer)
+    torch.save(old, buffer)
     state["_module_state"] = buffer.getvalue()
-    state["network_params_"] = {k: v for k, v in state["network_params_"].items() if k != "decoder"}
+    params = {k: v for k, v in state["network_params_"].items()
+              if k not in ("n_channels", "head", "head_params", "channel_independent", "tokens",
+                           "anchor_period", "patch_stride", "covariates")}  # fmt: skip
+    covariates = state["network_params_"]["covariates"]
+    params.update(n_covariates=covariates["n_covariates"], future=covariates["future"])
+    if decoder:
+        params["decoder"] = covariates["decoder"]
+    state["network_params_"] = params
+    return state
+
+
+@pytest.mark.parametrize("decoder", [True, False])
+def test_a_covariate_model_saved_before_issue_76_loads_into_the_one_network(decoder):
+    df = panel()
+    model = TSForecaster(horizon=6, context_length=24, future_covariates=["load_fc"], **FAST).fit(df)
+    assert model.network_params_["covariates"]["decoder"] is True
+    assert model.module_.covariates.decoder is not None
     old = TSForecaster.__new__(TSForecaster)
-    old.__setstate__(state)  # as saved before the decoder
-    assert old.network_params_["decoder"] is False and old.module_.decoder is None
-    assert np.isfinite(old.predict(X=future_rows(old)).y).all()
+    old.__setstate__(_saved_as_before_issue_76(model, decoder))
+    assert (old.module_.covariates.decoder is not None) is decoder
+    fut = future_rows(old)
+    if decoder:  # the same network, its weights under their old names
+        pd.testing.assert_frame_equal(old.predict(X=fut), model.predict(X=fut))
+    assert np.isfinite(old.predict(X=fut).y).all()
     past = TSForecaster(horizon=6, context_length=24, **FAST).fit(df)  # nothing known ahead
-    assert past.network_params_["decoder"] is False and past.module_.decoder is None
+    assert past.network_params_["covariates"]["decoder"] is False
+    assert past.module_.covariates.decoder is None
 
 
 def test_long_frame_reader_joins_covariates_and_names_misaligned_rows():
@@ -332,7 +383,7 @@ def test_only_the_forecaster_has_a_width_rule():
 
 
 def test_auto_context_by_the_series_lengths():
-    from tsattn.estimators._forecaster_params import MAX_PANEL_CONTEXT, SERIES_CONTEXT, auto_context
+    from tsattn.estimators.forecaster.params import MAX_PANEL_CONTEXT, SERIES_CONTEXT, auto_context
 
     # half the lower quartile, rounded up to whole seasons, within [2 * horizon, MAX_PANEL_CONTEXT]
     assert auto_context([366] * 150 + [900] * 250, 13, 52) == 208  # 183 -> four seasons of 52
@@ -401,11 +452,11 @@ def test_a_long_frame_forecast_is_held_above_each_series_lowest_value():
     ramps = np.array([0.0, 100.0, 200.0])[:, None, None] + np.linspace(0.0, 5.0, 60)[None, :, None]
     low = ramps.min(axis=1)[:, None, :]  # of every row given, the 12 before the context included
     fitted_low = model.series_low_.copy()
-    model.series_low_ = None
+    model.series_low_, model.fit_plan_.scales.floor = None, False  # the floor off, as without it
     raw, raw_fitted = model.predict(ramps), model.predict()
     raw_q = model.predict_quantiles(ramps, alpha=(0.1, 0.9))
     assert (raw < low).all() and (raw_q[..., 1] < low).any()  # unheld, they fall below
-    model.series_low_ = fitted_low
+    model.series_low_, model.fit_plan_.scales.floor = fitted_low, True
     np.testing.assert_allclose(model.predict(ramps), np.maximum(raw, low))
     np.testing.assert_allclose(model.predict_quantiles(ramps, alpha=(0.1, 0.9)),
                                np.maximum(raw_q, low[..., None]))  # fmt: skip
@@ -441,7 +492,6 @@ def test_a_long_frame_forecast_is_chosen_per_series_on_its_last_horizon(monkeypa
     far less than the model's on its last horizon of rows is forecast by it (``series_choice_``,
     the same choice for a long ``y`` from its own rows); the quantiles follow the chosen
     forecast; a batch, one series and covariates keep the blend."""
-    from tsattn.estimators import _series_choice
 
     df = periodic_panel()
     model = TSForecaster(horizon=12, context_length=48, period=24, **FAST).fit(df)
@@ -483,7 +533,7 @@ def test_a_long_frame_forecast_is_chosen_per_series_on_its_last_horizon(monkeypa
 
 
 def test_the_series_choice_takes_the_best_candidate_below_the_ratio():
-    from tsattn.estimators import _series_choice as sc
+    sc = _series_choice
 
     r = sc.SWITCH_RATIO
     truth = np.zeros((4, 3, 1))
@@ -509,7 +559,6 @@ def test_series_on_the_log_scale_take_their_own_share():
     series or window on the log scale blends by ``log_blend_`` (of the logarithms), the others by
     ``blend_``; None where no series, or every series, is on the log scale; a model saved
     before it loads with one share, as then."""
-    from tsattn.estimators import _anchor
 
     rng = np.random.default_rng(0)
     net, anc, target = rng.normal(size=(3, 40, 6, 1))
@@ -635,22 +684,35 @@ def test_spiky_series_are_forecast_on_the_log_scale():
 
 
 def test_the_auto_rule_takes_swings_around_a_level_not_growth():
-    """``'auto'``'s rule (:func:`_log_scale.series_mask`): a series idling at 1 with spikes to 41
-    is taken; one that grew fiftyfold over its context, one that spans less than a factor of 10
-    and one with a value at or below zero are not; ``'log'`` takes every series."""
-    from tsattn.estimators import _log_scale
-
+    """``'auto'``'s rule (:meth:`LogScale.select` with ``spiky``): a series idling at 1 with
+    spikes to 41 is taken; one that grew fiftyfold over its context, one that spans less than a
+    factor of 10 and one with a value at or below zero are not; ``'log'`` takes every series."""
+    spiky, every = LogScale(spiky=True), LogScale()
     t = np.arange(120.0)
     spikes = 1.0 + 40.0 * (t % 24 == 20)
     growth = np.exp(np.linspace(0.0, np.log(50.0), 120))
     narrow = 50.0 + 10.0 * np.sin(2 * np.pi * t / 24)
     rows = [x[:, None] for x in (spikes, growth, narrow, spikes - 1.0)]
-    assert _log_scale.series_mask("auto", rows, 1, 96).tolist() == [True, False, False, False]
-    assert _log_scale.series_mask("log", rows, 1, 96).all()
+    assert spiky.select(rows, 1, 96).tolist() == [True, False, False, False]
+    assert every.select(rows, 1, 96).all()
     # only the last context counts: the spikes before a flat context do not
-    assert not _log_scale.series_mask("auto", [np.r_[spikes, np.full(96, 5.0)][:, None]], 1, 96)[0]
+    assert not spiky.select([np.r_[spikes, np.full(96, 5.0)][:, None]], 1, 96)[0]
     # back from the log scale, a forecast is held at or below the context's top times its span
     contexts = np.log([[1.0], [10.0]])[None]  # (1, L=2, C=1): top 10, span 10
-    out = _log_scale.natural(np.log([[[5.0], [50.0], [1e300]]]), np.array([True]), contexts)
+    out = every.inverse(np.log([[[5.0], [50.0], [1e300]]]), contexts)
     np.testing.assert_allclose(out[0, :, 0], [5.0, 50.0, 100.0])
-    assert _log_scale.natural(np.zeros((1, 3, 1)), None, contexts).sum() == 0  # no series: as is
+    chain = ScaleChain(series=every)
+    assert chain.from_series_scale(np.zeros((1, 3, 1)), None, contexts).sum() == 0  # no series
+
+
+@pytest.mark.parametrize("options", [{"head": "fourier"}, {"tokens": "variate"},
+                                     {"patch_stride": "half"}])  # fmt: skip
+def test_covariates_are_read_by_every_registered_head_and_view(options):
+    """Covariates are a capability of the network's views, not of one head: a fit with them
+    trains and forecasts with the Fourier head, variate tokens and overlapping patches too."""
+    df = panel()
+    model = TSForecaster(horizon=6, context_length=24, future_covariates=["load_fc"], **options,
+                         **FAST).fit(df)  # fmt: skip
+    assert model.module_.covariates is not None and model.anchor_ == "lear"
+    out = model.predict(X=future_rows(model))
+    assert len(out) == 4 * 6 and np.isfinite(out.y).all()

@@ -334,10 +334,16 @@ def test_bad_parameters(params, match):
         TSForecaster(**{**TINY, **params}).fit(_frame().to_numpy())
 
 
-def test_short_series_trains_without_validation_with_a_warning():
-    with pytest.warns(UserWarning, match="too few to hold out"):
+def test_a_short_series_holds_out_its_last_horizon_as_a_long_frame_does():
+    """One split rule for one series and many (issue 76): ``max(horizon, ceil(0.1 * T))`` rows,
+    here the 6 of the horizon where 10% would be 3; the training rows are left-padded to a
+    window."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
         f = TSForecaster(**TINY).fit(_frame(24).to_numpy())
-    assert f.history_[0]["valid_loss"] is None
+    assert f.history_[0]["valid_loss"] is not None and f.interval_source_ == "validation"
 
 
 # ----------------------------------------------------------------------------- training machinery

@@ -20,7 +20,7 @@ import torch
 
 from tsattn import TSClassifier, TSForecaster, TSRegressor, __version__
 from tsattn.estimators import InconsistentVersionWarning, persistence
-from tsattn.estimators._forecaster_params import REMOVED
+from tsattn.estimators.forecaster.params import REMOVED
 
 NET = dict(d_model=8, n_heads=2, n_layers=1, dim_feedforward=16, max_epochs=2, max_steps=None,
            random_state=0, device="cpu")  # fmt: skip

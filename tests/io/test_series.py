@@ -6,7 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tsattn.io import check_channels, read_contexts, read_fit_series
+from tsattn import TSForecaster
+from tsattn.estimators.forecaster.data import split
+from tsattn.io import check_channels
 
 WORDING = r"{what} has {got} channel\(s\) but {owner} was fitted on {fitted}; pass the same channels"
 
@@ -18,17 +20,20 @@ def test_check_channels_passes_equal_counts_and_words_the_mismatch():
 
 
 def test_windows_series_and_validation_series_raise_the_same_wording():
-    frame = pd.DataFrame(np.zeros((40, 2)), columns=["a", "b"])
-    with pytest.raises(ValueError, match=WORDING.format(what="y_context", got=3, owner="F", fitted=2)):
-        read_contexts(np.zeros((4, 16, 3)), 2, 16, "F")  # a batch of windows
-    with pytest.raises(ValueError, match=WORDING.format(what="y_context", got=1, owner="F", fitted=2)):
-        read_contexts(frame[["a"]], 2, 16, "F")  # one series
-    with pytest.raises(ValueError, match=WORDING.format(what="y_val", got=1, owner="F", fitted=2)):
-        read_fit_series(frame, frame[["a"]], 0.0, 8, 4, "F")
+    frame = pd.DataFrame(np.random.default_rng(0).normal(size=(60, 2)), columns=["a", "b"])
+    owner = "TSForecaster"
+    with pytest.raises(ValueError, match=WORDING.format(what="y_val", got=1, owner=owner, fitted=2)):
+        TSForecaster(horizon=4, context_length=8, max_steps=2).fit(frame, y_val=frame[["a"]])
+    model = TSForecaster(horizon=4, context_length=8, max_steps=2, random_state=0).fit(frame)
+    with pytest.raises(ValueError, match=WORDING.format(what="y_context", got=3, owner=owner, fitted=2)):
+        model.predict(np.zeros((4, 16, 3)))  # a batch of windows
+    with pytest.raises(ValueError, match=WORDING.format(what="y_context", got=1, owner=owner, fitted=2)):
+        model.predict(frame[["a"]])  # one series
 
 
-def test_read_fit_series_holds_out_the_tail_with_context_overlap():
-    y = np.arange(100.0)
-    values, info, train, valid = read_fit_series(y, None, 0.2, 8, 4, "F")
-    assert info["kind"] == "array1d" and values.shape == (100, 1)
+def test_one_series_holds_out_its_tail_with_context_overlap():
+    (train,), (valid,) = split([np.arange(100.0)[:, None]], 0.2, 8, 4)
     assert len(train) == 80 and valid[0, 0] == 80 - 8 and valid[-1, 0] == 99
+    # the last horizon at least, one series or many (issue 76: one rule)
+    (train,), (valid,) = split([np.arange(100.0)[:, None]], 0.02, 8, 4)
+    assert len(train) == 96 and len(valid) == 8 + 4

@@ -10,18 +10,24 @@ Conventions shared by every kernel here:
 * The score scale is ``1 / sqrt(d)`` with ``d`` the head dimension.
 
 Softmax-family kernels go through :func:`torch.nn.functional.scaled_dot_product_attention`, always
-by way of :func:`sdpa` (which adds one exact CPU speed-up, see there).
+by way of :func:`sdpa` (which adds one exact CPU speed-up, see there). The sparse kernels attend
+within the fixed pattern of :mod:`tsattn.attention.sparse_pattern` (:func:`fixed_sparse_pattern`,
+:func:`sparse_attn_mask`, :func:`default_block`); the multiscale variants pool and upsample the
+time axis with :mod:`tsattn.attention.time_scales` (:func:`pool_time`, :func:`upsample_time`).
+Those are exported here too.
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
 import math
 from collections.abc import Iterator
 
 import torch
 import torch.nn.functional as F
+
+from tsattn.attention.sparse_pattern import default_block, fixed_sparse_pattern, sparse_attn_mask
+from tsattn.attention.time_scales import pool_time, upsample_time
 
 __all__ = [
     "sdpa",
@@ -172,42 +178,6 @@ def masked_var(
     return masked_mean((x - mean) ** 2, mask, dim)
 
 
-def pool_time(
-    x: torch.Tensor, scale: int, mask: torch.Tensor | None = None
-) -> tuple[torch.Tensor, torch.Tensor | None]:
-    """Average-pool ``x`` ``(B, N, D)`` along time by ``scale`` over real steps only.
-
-    A length not divisible by ``scale`` keeps a last, shorter window (no data dropped). A window with
-    no real step is zero and marked padded in the returned mask.
-
-    Returns
-    -------
-    pooled : ``(B, ceil(N / scale), D)``
-    pooled_mask : ``(B, ceil(N / scale))`` bool, or ``None`` when no window is padded.
-    """
-    if scale == 1:
-        return x, mask
-    b, n, d = x.shape
-    n_out = -(-n // scale)
-    pad = n_out * scale - n
-    if mask is None:
-        if pad == 0:
-            return x.reshape(b, n_out, scale, d).mean(dim=2), None
-        mask = torch.ones(b, n, dtype=torch.bool, device=x.device)
-    w = mask.to(x.dtype)
-    xw = x * w[..., None]
-    if pad:
-        xw = F.pad(xw, (0, 0, 0, pad))
-        w = F.pad(w, (0, pad))
-    sums = xw.reshape(b, n_out, scale, d).sum(dim=2)
-    counts = w.reshape(b, n_out, scale).sum(dim=2)
-    pooled = sums / counts.clamp_min(1.0)[..., None]
-    pooled_mask = counts > 0
-    if bool(pooled_mask.all()):
-        return pooled, None
-    return pooled, pooled_mask
-
-
 def softmax_attention(
     q: torch.Tensor,
     k: torch.Tensor,
@@ -341,79 +311,6 @@ def linear_bn_attention(
     return linear_attention(qc, kc, v, mask)
 
 
-def default_block(n: int) -> int:
-    """Default block length of the sparse pattern: ``ceil(sqrt(n))`` (at least 1)."""
-    return math.isqrt(max(n, 1) - 1) + 1
-
-
-@functools.lru_cache(maxsize=64)
-def _fixed_pattern(n_q: int, n_k: int, block: int, query_scale: int, device: str) -> torch.Tensor:
-    i = torch.arange(n_q, device=device) // query_scale
-    j = torch.arange(n_k, device=device)
-    same_block = (i[:, None] // block) == (j[None, :] // block)
-    summary = (j % block) == (block - 1)
-    return same_block | summary[None, :]
-
-
-def fixed_sparse_pattern(
-    n_q: int, n_k: int, block: int, query_scale: int = 1, device: torch.device | str = "cpu"
-) -> torch.Tensor:
-    """Child et al. (2019) *fixed* factorised pattern, bidirectional, as one boolean matrix.
-
-    Query ``i`` (at key-axis position ``i' = i // query_scale``) may attend to key ``j`` when
-
-    * ``j`` lies in the same block of length ``block`` as ``i'`` (``i' // block == j // block``), the
-      first factor ``A^(1)`` of the fixed pattern, or
-    * ``j`` is a *summary* position, the last one of its block (``j mod block == block - 1``), the
-      second factor ``A^(2)`` with ``c = 1``.
-
-    Child et al. restrict both factors to ``j <= i`` for autoregressive models; here they are used
-    without that restriction (bidirectional), and both factors are merged into every head (their
-    "merged head" variant). ``query_scale > 1`` places full-length queries on a pooled key axis
-    (scaled heads). The pattern depends only on ``(n_q, n_k, block, query_scale, device)`` and is
-    built once per combination (cached).
-
-    Returns ``(n_q, n_k)`` bool, True = may attend.
-    """
-    return _fixed_pattern(int(n_q), int(n_k), int(block), int(query_scale), str(torch.device(device)))
-
-
-def sparse_attn_mask(
-    n_q: int,
-    n_k: int,
-    mask: torch.Tensor | None,
-    block: int | None,
-    query_scale: int = 1,
-    device: torch.device | str = "cpu",
-) -> torch.Tensor:
-    """SDPA boolean ``attn_mask`` for the fixed sparse pattern combined with key padding.
-
-    ``block=None`` uses :func:`default_block` of each sample's number of real keys (so appending
-    padded steps never changes a sample's pattern). A row that would allow no key at all (a padded
-    query whose block and summaries are all padding) is opened to every real key, so SDPA never sees
-    an empty row; such rows belong to padded queries and their outputs are meaningless anyway.
-
-    Returns ``(n_q, n_k)`` or ``(B, 1, n_q, n_k)`` bool.
-    """
-    if block is not None and mask is None:
-        return fixed_sparse_pattern(n_q, n_k, block, query_scale, device)
-    if mask is None:
-        return fixed_sparse_pattern(n_q, n_k, default_block(n_k), query_scale, device)
-    if block is None:
-        counts = mask.sum(dim=1).tolist()
-        blocks = [default_block(int(c)) for c in counts]
-        uniq = sorted(set(blocks))
-        pats = torch.stack([fixed_sparse_pattern(n_q, n_k, b, query_scale, device) for b in uniq])
-        which = torch.tensor([uniq.index(b) for b in blocks], device=pats.device)
-        pattern = pats.index_select(0, which)[:, None]  # (B, 1, n_q, n_k)
-    else:
-        pattern = fixed_sparse_pattern(n_q, n_k, block, query_scale, device)[None, None]
-    key_real = mask[:, None, None, :]
-    allowed = pattern & key_real
-    empty = ~allowed.any(dim=-1, keepdim=True)
-    return allowed | (empty & key_real)
-
-
 def sparse_attention(
     q: torch.Tensor,
     k: torch.Tensor,
@@ -450,15 +347,3 @@ def sparse_bn_attention(
     not only the pattern), then :func:`sparse_attention`."""
     qc = bn_softmax_queries(q, k, beta, mask, standardize, eps)
     return sparse_attention(qc, k, v, mask, block, query_scale, dropout_p)
-
-
-def upsample_time(x: torch.Tensor, scale: int, n: int) -> torch.Tensor:
-    """Nearest-neighbour upsampling along time: ``(B, H, M, d)`` -> ``(B, H, n, d)``.
-
-    Step ``i`` takes coarse step ``i // scale`` (each coarse step repeated ``scale`` times, then
-    truncated to ``n``), as in MrsFormer (004, Eq. 17).
-    """
-    if scale == 1:
-        return x[..., :n, :]
-    return x.repeat_interleave(scale, dim=-2)[..., :n, :]
-

@@ -22,12 +22,11 @@ import torch
 from tsattn.attention.base import MultiHeadProjections, check_scales, scale_presets
 from tsattn.attention.functional import (
     linear_attention,
-    pool_time,
     softmax_attention,
-    upsample_time,
 )
 from tsattn.attention.hyperparameters import Choice, HyperParameter
 from tsattn.attention.registry import register_attention
+from tsattn.attention.time_scales import pool_time, upsample_time
 from tsattn.attention.weights import linear_weights, softmax_weights, spread_pooled_keys
 
 QUERY_SCALES = HyperParameter(

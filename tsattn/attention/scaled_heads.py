@@ -20,11 +20,11 @@ from tsattn.attention.base import MultiHeadProjections, check_scales, scale_pres
 from tsattn.attention.batch_norm import BETA, BN_STANDARDIZE, LEARN_BETA, BetaMixin
 from tsattn.attention.functional import (
     bn_attention,
-    pool_time,
     softmax_attention,
 )
 from tsattn.attention.hyperparameters import Choice, HyperParameter
 from tsattn.attention.registry import register_attention
+from tsattn.attention.time_scales import pool_time
 from tsattn.attention.weights import softmax_weights, spread_pooled_keys
 
 SCALES = HyperParameter(

@@ -4,8 +4,9 @@ Sparse attention (001 Sec. 2.2.2, Eq. 16; Child et al. 2019) is softmax attentio
 fixed pattern ``M_i``. We use Child et al.'s *fixed* factorised pattern made bidirectional and merged
 into every head: query ``i`` sees every key of its own block of length ``block`` and the *summary*
 keys, the last position of every block (``j mod block == block - 1``); see
-:func:`tsattn.attention.functional.fixed_sparse_pattern`. The pattern is a cached boolean matrix per
-``(length, block, device)``, combined with the key-padding mask and passed to
+:func:`tsattn.attention.sparse_pattern.fixed_sparse_pattern`. The pattern is a cached boolean
+matrix per ``(length, block, device)``, combined with the key-padding mask
+(:func:`~tsattn.attention.sparse_pattern.sparse_attn_mask`) and passed to
 ``scaled_dot_product_attention``.
 
 Scaled heads (``sparse_sh``, ``sparse_bn_sh``; Table 10 of 001): the pattern lives on the *pooled*
@@ -21,7 +22,6 @@ from tsattn._validation import POSITIVE_INT
 from tsattn.attention.batch_norm import BETA, BN_STANDARDIZE, LEARN_BETA, BatchNormAttention
 from tsattn.attention.functional import (
     sparse_attention,
-    sparse_attn_mask,
     sparse_bn_attention,
 )
 from tsattn.attention.hyperparameters import Choice, HyperParameter
@@ -32,6 +32,7 @@ from tsattn.attention.scaled_heads import (
     ScaledHeadAttention,
 )
 from tsattn.attention.softmax import SoftmaxAttention
+from tsattn.attention.sparse_pattern import sparse_attn_mask
 from tsattn.attention.weights import softmax_weights
 
 BLOCK = HyperParameter(

@@ -59,7 +59,7 @@ def spread_pooled_keys(
 ) -> torch.Tensor:
     """Weights on keys pooled by ``scale`` as weights on the ``n`` original steps.
 
-    A pooled key is the mean of its window's real steps (:func:`pool_time`), so the weight it gets
+    A pooled key is the mean of its window's real steps (:func:`~tsattn.attention.time_scales.pool_time`), so the weight it gets
     is exactly shared out equally among them: ``(B, H, Nq, ceil(n / scale))`` -> ``(B, H, Nq, n)``,
     zero at padded steps, rows still summing to one.
     """

@@ -35,8 +35,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from numpy.lib.stride_tricks import sliding_window_view
 
+from tsattn.benchmarks.epf_data import SETTINGS, EPFData, read_epf
 from tsattn.benchmarks.panel_run import (
     BOUNDS,
     Parts,
@@ -48,10 +48,9 @@ from tsattn.benchmarks.panel_run import (
     part_columns,
     parts_section,
     recorded_run,
-    try_model,
+    scored_row,
     write_row,
 )
-from tsattn.benchmarks.runinfo import ensure_columns
 
 __all__ = ["EPFBenchmark", "EPFData", "PUBLISHED", "read_epf", "run_epf", "write_epf_report"]
 
@@ -59,9 +58,6 @@ METRICS = ["mse", "mae"]
 COLUMNS = ["market", "split", "setting", "model", "seed", "mse", "mae", "n_windows", "seconds", "status",
            "cov80", "cov95", *part_columns(METRICS)]  # fmt: skip
 COVARIATE_FREE = ("naive_day", "naive_week", "nf:PatchTST")
-#: The covariate settings: which covariates are known for the horizon, and whether calendar
-#: columns join them.
-SETTINGS = ("past", "future", "past+calendar", "future+calendar")
 
 #: TimeXer (Wang et al., NeurIPS 2024), Table 2 (short-term EPF, past-only covariates), as in its
 #: repository's figure ``Result_EPF.png``: (market, model, MSE, MAE); FR and DE TimeXer's own rows.
@@ -90,70 +86,6 @@ class EPFBenchmark:
     ridge_alphas: tuple[float, ...] = (0.1, 1.0, 10.0, 100.0, 1000.0, 10000.0)
     #: TSForecaster parameters of the ``tsattn`` entry (its defaults otherwise).
     tsattn_params: dict = field(default_factory=dict)
-
-
-def read_epf(path: str | Path) -> pd.DataFrame:
-    """An EPF market's CSV (``date``, the covariates, the price ``OT`` last) as a frame."""
-    frame = pd.read_csv(path)
-    frame.columns = [c.strip() for c in frame.columns]
-    if frame.columns[0] != "date" or frame.columns[-1] != "OT" or frame.shape[1] < 3:
-        raise ValueError(f"{path}: expected columns date, <covariates>, OT; got {list(frame.columns)}")
-    return frame
-
-
-class EPFData:
-    """One market standardised with TRAIN statistics, and its windows.
-
-    ``values``: ``(n, k + 1)``, the ``k`` covariates then the price; with ``calendar``, the
-    calendar columns (:func:`tsattn.io.add_calendar` of ``date``, not standardised: sines,
-    cosines and 0/1) are the last covariates (``calendar``: their names). ``ranges[split]``: the
-    rows ``[start, stop)`` whose windows are scored (val and test start ``context`` rows before
-    the split).
-    """
-
-    def __init__(self, frame: pd.DataFrame, context: int, horizon: int, calendar: bool = False) -> None:
-        self.covariates = list(frame.columns[1:-1])
-        raw = frame[self.covariates + ["OT"]].to_numpy(float)
-        n = len(raw)
-        n_train, n_test = int(0.7 * n), int(0.2 * n)
-        n_val = n - n_train - n_test
-        mean, std = raw[:n_train].mean(0), raw[:n_train].std(0)
-        if np.any(std == 0):
-            raise ValueError("a column is constant over TRAIN; it cannot be standardised")
-        self.values = (raw - mean) / std
-        self.calendar: list[str] = []
-        if calendar:
-            from tsattn.io import add_calendar
-
-            stamps = pd.DataFrame({"ds": pd.to_datetime(frame["date"])})
-            cal = add_calendar(stamps).drop(columns="ds")
-            self.calendar = list(cal.columns)
-            self.values = np.hstack([self.values[:, :-1], cal.to_numpy(float), self.values[:, -1:]])
-            self.covariates += self.calendar
-        self.context, self.horizon = context, horizon
-        self.n_train = n_train
-        self.ranges = {"train": (0, n_train), "val": (n_train - context, n_train + n_val),
-                       "test": (n - n_test - context, n)}  # fmt: skip
-
-    def windows(self, split: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(y_ctx (w, context), X_win (w, context + horizon, k), y_true (w, horizon))`` of every
-        window of ``split`` at stride 1 (views, not copies)."""
-        start, stop = self.ranges[split]
-        span = self.context + self.horizon
-        win = sliding_window_view(self.values[start:stop], span, axis=0)  # (w, k + 1, span)
-        y = win[:, -1, :]
-        return y[:, : self.context], win[:, :-1, :].transpose(0, 2, 1), y[:, self.context:]
-
-    def future(self, setting: str) -> list[str]:
-        """The covariates known for the horizon in ``setting`` (:data:`SETTINGS`): every one in
-        ``future``, the calendar columns alone in ``past+calendar``, none in ``past``."""
-        if setting not in SETTINGS:
-            raise ValueError(f"unknown setting {setting!r}; the settings are {list(SETTINGS)}")
-        if setting.endswith("+calendar") and not self.calendar:
-            raise ValueError(f"setting {setting!r} needs EPFData(..., calendar=True)")
-        if setting.startswith("future"):
-            return list(self.covariates)
-        return list(self.calendar)
 
 
 def _ridge_features(data: EPFData, split: str, setting: str) -> tuple[np.ndarray, np.ndarray]:
@@ -190,18 +122,18 @@ def _ridge(data: EPFData, setting: str, split: str, alphas: tuple[float, ...],
 def _lear_scale(data: EPFData):
     """``(a copy of data on LEAR's scale, its inverse for the price)``: the covariates and the
     price (not the calendar) on the forecaster's own LEAR scale
-    (:func:`tsattn.estimators._asinh_scale.fit_scale`: ``asinh((v - median) / (1.4826 MAD))``),
+    (:class:`tsattn.estimators.forecaster.scales.AsinhScale`: ``asinh((v - median) / (1.4826 MAD))``),
     fitted on TRAIN."""
     import copy
 
-    from tsattn.estimators._asinh_scale import fit_scale
+    from tsattn.estimators.forecaster.scales import AsinhScale
 
     n_cov = len(data.covariates) - len(data.calendar)
     cols = [data.values.shape[1] - 1, *range(n_cov)]  # the price first, as the scale's target
-    scale = fit_scale([data.values[: data.n_train, cols]], 1)
+    scale = AsinhScale().fit([data.values[: data.n_train, cols]], 1)
     out = copy.copy(data)
     out.values = data.values.copy()
-    out.values[:, cols] = scale.forward(data.values[:, cols])
+    out.values[:, cols] = scale.forward(data.values[:, cols], 1)
     return out, lambda p: scale.inverse(np.asarray(p)[..., None])[..., 0]
 
 
@@ -339,8 +271,7 @@ def run_epf(config: EPFBenchmark, paths: dict[str, str | Path], out: Path, comma
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     with recorded_run(out, command, {**asdict(config), "markets": sorted(paths)}):
-        ensure_columns(out / "results.csv", COLUMNS)  # rows written before a column was added
-        done = done_keys(out / "results.csv", ["market", "split", "setting", "model", "seed"])
+        done = done_keys(out / "results.csv", COLUMNS[:5], COLUMNS)
         for market, path in paths.items():
             frame = read_epf(path)
             data = EPFData(frame, config.context, config.horizon)
@@ -355,15 +286,11 @@ def run_epf(config: EPFBenchmark, paths: dict[str, str | Path], out: Path, comma
                         key = (market, config.split, setting, model, str(seed))
                         if key in done:
                             continue
-                        result, state, secs = try_model(partial(_fit_forecast, on, config, model, setting, seed))
-                        row = dict(zip(COLUMNS[:5], key, strict=True))
-                        row.update(seed=seed, seconds=round(secs, 1), status=state)
-                        if result is not None:
-                            name = "_".join(key).replace(":", "-")
-                            scored, state, _ = try_model(partial(
-                                _score_row, on, config.split, *result, out / "horizon" / f"{name}.csv",
-                                {k: row[k] for k in COLUMNS[:5]}))  # fmt: skip
-                            row.update(scored or {}, status=state)
+                        columns = {**dict(zip(COLUMNS[:5], key, strict=True)), "seed": seed}
+                        name = "_".join(key).replace(":", "-")
+                        row, _ = scored_row(columns, partial(_fit_forecast, on, config, model, setting, seed),
+                                            partial(_score_row, on, config.split, horizon_csv=out / "horizon"
+                                                    / f"{name}.csv", key=columns))  # fmt: skip
                         write_row(out / "results.csv", row, COLUMNS, progress)
     write_epf_report(out)
     return pd.read_csv(out / "results.csv")

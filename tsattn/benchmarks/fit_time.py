@@ -33,7 +33,7 @@ def time_default_fit(n: int, channels: int, length: int, classes: int = 2, repea
     import torch
 
     from tsattn import TSClassifier, TSForecaster, TSRegressor
-    from tsattn.analysis.fit_profile import random_fit_data
+    from tsattn.analysis.fit_cases import random_fit_data
 
     X, y = random_fit_data(task, n, channels, length, classes)
     cls = {"forecasting": TSForecaster, "classification": TSClassifier}.get(task, TSRegressor)
@@ -64,9 +64,9 @@ def _device_name(device) -> str:
 def _forecast_extra(est, series: np.ndarray) -> dict[str, Any]:
     """The forecaster's training samples, the steps its fit plans on them, and the
     process's peak resident memory in MB (Linux reports kilobytes)."""
-    from tsattn.io import hold_out_tail
+    from tsattn.estimators.forecaster.data import split
 
-    train, _ = hold_out_tail(series, est.validation_fraction, est.context_length_, est.horizon)
+    (train,), _ = split([series], est.validation_fraction, est.context_length_, est.horizon)
     windows = len(train) - est.context_length_ - est.horizon + 1
     samples = windows * (series.shape[1] if est.channel_independent else 1)
     return {"train_samples": int(samples), "planned_steps": est.planned_steps(len(train), series.shape[1]),

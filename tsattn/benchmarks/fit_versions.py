@@ -50,7 +50,9 @@ def fit(task):
         est.fit(data["X"])
     else:
         est.fit(data["X"], data["y"])
+    import resource
     return {"seconds": time.perf_counter() - t0, "cpu_seconds": time.process_time() - c0,
+            "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
             "n_steps": int(getattr(est, "n_steps_", -1)),
             "n_threads": getattr(est, "n_threads_", None), "torch_threads": torch.get_num_threads(),
             "tsattn": os.path.dirname(os.path.dirname(tsattn.__file__))}
@@ -148,11 +150,47 @@ def _cpu_hog() -> Iterator[None]:
         proc.wait()
 
 
+#: The panel benchmarks' default fits, by name: ``m4:<frequency>`` (the training file, one long
+#: frame, the frequency's horizon and season, as ``tsattn bench m4`` fits) and ``epf:<market>``
+#: (the market's training rows, the price and its two day-ahead forecasts as future covariates,
+#: as ``tsattn bench epf`` fits with its protocol's context of 168 hours).
+PANEL_TASKS = ("m4", "epf")
+
+
+def _panel_task(name: str, folder: Path) -> dict[str, Any]:
+    kind, _, which = name.partition(":")
+    if kind == "m4":
+        from tsattn.datasets import load_m4, m4_info
+
+        info = m4_info(which)
+        data = {"X": load_m4(info.frequency), "y": None}
+        task = {"args": [info.horizon], "params": {"period": info.seasonal_period}}
+        shape = f"{data['X'].unique_id.nunique()} series, horizon {info.horizon}"
+    else:
+        from tsattn.datasets import epf_info, load_epf
+
+        info = epf_info(which)
+        frame = load_epf(info.market)
+        n = int(len(frame) * 0.7)  # TimeXer's training rows
+        names = list(info.covariates)
+        data = {"X": frame.y.to_numpy()[:n], "y": frame[names].to_numpy()[:n]}
+        task = {"args": [24, 168], "params": {"future_covariates": [0, 1]}}
+        shape = f"{n} hours, {len(names)} future covariates, horizon 24"
+    path = folder / f"{kind}-{which}.pkl"
+    with open(path, "wb") as f:
+        pickle.dump(data, f)
+    return {**task, "estimator": "TSForecaster", "dataset": name, "shape": shape, "data": str(path)}
+
+
 def load_task(name: str, folder: Path, horizon: int = 96) -> dict[str, Any]:
     """Load dataset ``name`` (a UEA, UCR or TSER set: its TRAIN split; a forecasting set: its
     standard training split, validated on its validation split, as ``tsattn bench forecast``
-    fits) into ``folder`` as a pickle; returns the task a worker runs (without the seed)."""
+    fits; ``m4:<frequency>`` or ``epf:<market>``: :data:`PANEL_TASKS`) into ``folder`` as a
+    pickle; returns the task a worker runs (without the seed)."""
     from tsattn.datasets.catalogue import ARCHIVES, FORECASTING, archive_names
+
+    if name.partition(":")[0] in PANEL_TASKS:
+        return _panel_task(name, folder)
 
     for archive in (*ARCHIVES, FORECASTING):
         spelling = next((n for n in archive_names(archive) if n.lower() == name.lower()), None)
@@ -223,15 +261,17 @@ def compare_fit_times(datasets: list[str], baseline: str | None, out: Path, repe
                         k += 1
                         for version in order:
                             load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-                            job = {**task, "seed": seed, "params": params}
+                            job = {**task, "seed": seed,
+                                   "params": {**task.get("params", {}), **params}}
                             with _cpu_hog() if condition == "cpu_hog" else contextlib.nullcontext():
                                 got = workers[version].fit(job)
                             row = {"dataset": task["dataset"], "shape": task["shape"],
                                    "estimator": task["estimator"], "version": version,
                                    "commit": "working tree" if version == "current" else base_label,
                                    "beside": condition, "round": r, "load_1m_before": load,
-                                   **{key: got[key] for key in ("seconds", "cpu_seconds", "n_steps",
-                                                                "n_threads", "torch_threads")}}  # fmt: skip
+                                   **{key: got.get(key) for key in (
+                                       "seconds", "cpu_seconds", "peak_rss_mb", "n_steps",
+                                       "n_threads", "torch_threads")}}  # fmt: skip
                             rows.append(row)
                             pd.DataFrame([row]).to_csv(out / "fit_time.csv", mode="a", index=False,
                                                        header=not (out / "fit_time.csv").exists())  # fmt: skip

@@ -41,10 +41,9 @@ from tsattn.benchmarks.panel_run import (
     part_columns,
     parts_section,
     recorded_run,
-    try_model,
+    scored_row,
     write_row,
 )
-from tsattn.benchmarks.runinfo import ensure_columns
 from tsattn.datasets import m4_info
 
 __all__ = ["M4Benchmark", "PUBLISHED", "read_m4", "run_m4", "score_forecasts", "write_m4_report"]
@@ -290,25 +289,19 @@ def run_m4(config: M4Benchmark, train_path: str | Path, test_path: str | Path | 
             raise ValueError(f"{out} holds results of M4 {earlier}; give this {config.frequency} "
                              "run its own --out folder")  # fmt: skip
         fit, target = split_panel(train, test, config.split, config.horizon)
-        ensure_columns(out / "results.csv", COLUMNS)  # rows written before a column was added
-        done = done_keys(out / "results.csv", ["split", "model", "seed"])
+        done = done_keys(out / "results.csv", ["split", "model", "seed"], COLUMNS)
         for model in config.models:
             for seed in (config.seeds if _seeded(model) else [0]):
                 if (config.split, model, str(seed)) in done:
                     continue
-                result, state, secs = try_model(partial(_fit_predict, config, model, seed, fit))
-                row = {"split": config.split, "model": model, "seed": seed, "seconds": round(secs, 1),
-                       "status": state}  # fmt: skip
-                if result is not None:
-                    pred, parts = result
-                    name = f"{config.split}_{model.replace(':', '-')}_{seed}"
-                    scored, state, _ = try_model(partial(_score, fit, target, pred, parts, config.season,
-                                                         out / "horizon" / f"{name}.csv",
-                                                         {k: row[k] for k in ("split", "model", "seed")}))  # fmt: skip
-                    row.update(scored or {}, status=state)
-                    if scored:
-                        (out / "forecasts").mkdir(exist_ok=True)
-                        pred.to_csv(out / "forecasts" / f"{name}.csv.gz", index=False)
+                key = {"split": config.split, "model": model, "seed": seed}
+                name = f"{config.split}_{model.replace(':', '-')}_{seed}"
+                row, result = scored_row(key, partial(_fit_predict, config, model, seed, fit), partial(
+                    _score, fit, target, season=config.season, horizon_csv=out / "horizon" / f"{name}.csv",
+                    key=key))  # fmt: skip
+                if result is not None and row["status"] == "ok":
+                    (out / "forecasts").mkdir(exist_ok=True)
+                    result[0].to_csv(out / "forecasts" / f"{name}.csv.gz", index=False)
                 write_row(out / "results.csv", row, COLUMNS, progress)
     write_m4_report(out)
     return pd.read_csv(out / "results.csv")

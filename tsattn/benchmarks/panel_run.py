@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +32,7 @@ from tsattn.benchmarks import append_row
 _RUN_ID: ContextVar[str | None] = ContextVar("tsattn_panel_run_id", default=None)
 
 __all__ = ["BOUNDS", "PARTS_NOTE", "Parts", "RunRecord", "anchor_names", "coverage", "done_keys", "failures",
-           "markdown_table", "part_columns", "parts_section", "recorded_run", "try_model", "write_row"]  # fmt: skip
+           "markdown_table", "part_columns", "parts_section", "recorded_run", "scored_row", "try_model", "write_row"]  # fmt: skip
 
 #: The quantiles a model with intervals forecasts beside its point forecast, by name: the bounds of
 #: its 95% and 80% central intervals (``cov80``, ``cov95`` in the benches' rows).
@@ -235,9 +236,14 @@ def _now() -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
 
 
-def done_keys(path: Path, keys: list[str]) -> set[tuple[str, ...]]:
+def done_keys(path: Path, keys: list[str], columns: list[str]) -> set[tuple[str, ...]]:
     """The ``keys`` tuples (as strings) of the rows already in the CSV ``path``: what a resumed run
-    skips. Rows that ended in an error are not done (a rerun tries them again)."""
+    skips. Rows that ended in an error are not done (a rerun tries them again). The file gets the
+    header ``columns`` first (:func:`~tsattn.benchmarks.runinfo.ensure_columns`: rows written
+    before a column was added get it empty)."""
+    from tsattn.benchmarks.runinfo import ensure_columns
+
+    ensure_columns(Path(path), columns)
     if not Path(path).is_file() or Path(path).stat().st_size == 0:
         return set()
     frame = pd.read_csv(path, dtype=str, keep_default_na=False)
@@ -257,6 +263,21 @@ def try_model(fn: Callable[[], Any]) -> tuple[Any, str, float]:
         message = " ".join(str(err).split())[:300]
         return None, f"error: {type(err).__name__}: {message}", time.perf_counter() - t0
     return result, "ok", time.perf_counter() - t0
+
+
+def scored_row(key: dict[str, Any], fit: Callable[[], tuple[Any, Parts | None]],
+               score: Callable[[Any, Parts | None], dict[str, Any]]
+               ) -> tuple[dict[str, Any], tuple[Any, Parts | None] | None]:  # fmt: skip
+    """One model's result row: ``key`` (its identity in ``results.csv``), the ``seconds`` and
+    ``status`` of ``fit()`` (its ``(forecast, parts)``), then the columns that
+    ``score(forecast, parts)`` gives, each run through :func:`try_model` (a model that raises in
+    either gets its error as its ``status``). Returns ``(row, (forecast, parts) or None)``."""
+    result, state, secs = try_model(fit)
+    row = {**key, "seconds": round(secs, 1), "status": state}
+    if result is not None:
+        scored, state, _ = try_model(partial(score, *result))
+        row.update(scored or {}, status=state)
+    return row, result
 
 
 def write_row(path: Path, row: dict[str, Any], columns: list[str], progress: bool = False) -> None:

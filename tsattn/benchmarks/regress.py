@@ -21,8 +21,6 @@ width are in the row. Rows are appended to ``results.csv`` as fits finish (a rer
 from __future__ import annotations
 
 import functools
-import json
-import time
 import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -34,14 +32,16 @@ import pandas as pd
 
 from tsattn._validation import did_you_mean
 from tsattn.benchmarks import resolve_models
-from tsattn.benchmarks.classify import (
+from tsattn.benchmarks.collection_fit import (
     TimeLimit,
-    _cv_split,
-    _done,
-    collect_rows,
-    fit_predict,
+    fit_split,
     network_record,
+    recorded_failure,
+    start_row,
+    tsattn_model,
+    warm_up,
 )
+from tsattn.benchmarks.collection_run import run_fits
 
 __all__ = [
     "PEERS",
@@ -156,11 +156,7 @@ def _build(model: str, seed: int, config: RegressBenchmark, limit: TimeLimit | N
     if model.startswith("tsattn:"):
         from tsattn import TSRegressor
 
-        params = {"device": config.device, **config.params}
-        if limit is not None:
-            params["callbacks"] = [*(params.get("callbacks") or ()), limit]
-        return TSRegressor(attention=model.split(":", 1)[1].split("[")[0], random_state=seed,
-                           **params)  # fmt: skip
+        return tsattn_model(TSRegressor, model, seed, config.device, config.params, limit)
     if PEERS[model] is None:
         from sklearn.dummy import DummyRegressor
 
@@ -184,18 +180,9 @@ def _missing_peer_package(peer: str) -> str | None:
     return f"{needs} not installed (pip install 'tsattn[{needs}]')"
 
 
-_WARM: set[str] = set()
-
-
 def _warm_up(model: str, seed: int, config: RegressBenchmark) -> None:
-    """Fit an aeon peer once on a tiny problem so that numba's compilation is not timed."""
-    if model.startswith("tsattn:") or PEERS.get(model) is None or model in _WARM:
-        return
-    rng = np.random.default_rng(0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        _build(model, seed, config, None).fit(rng.normal(size=(8, 1, 16)), rng.normal(size=8))
-    _WARM.add(model)
+    """:func:`~tsattn.benchmarks.collection_fit.warm_up` of a peer."""
+    warm_up(model, "regression", lambda: _build(model, seed, config, None))
 
 
 def run_one(name: str, model: str, seed: int, config: RegressBenchmark, threads: int = 1,
@@ -203,41 +190,24 @@ def run_one(name: str, model: str, seed: int, config: RegressBenchmark, threads:
     """Fit ``model`` on TRAIN of task ``name`` and score it on TEST (``fold=-1``), or on fold
     ``fold`` of ``config.cv``-fold cross-validation inside TRAIN; returns one result row. A failed
     fit is a row with ``status`` ``"error"`` or ``"timeout"``; ``KeyboardInterrupt`` propagates."""
-    import torch
+    row = start_row(threads, dataset=name, model=model, seed=seed, fold=fold)
 
-    from tsattn.io import to_series_batch
-
-    torch.set_num_threads(max(1, threads))
-    row: dict[str, Any] = dict(dataset=name, model=model, seed=seed, fold=fold, status="ok",
-                               error="", threads=torch.get_num_threads())  # fmt: skip
-    try:
-        X, y, Xt, yt = _load(name)
-        if fold >= 0:
-            X, y, Xt, yt = _cv_split(X, y, config.cv, fold, classification=False)
-        train, test = to_series_batch(X), to_series_batch(Xt)
-        row.update(n_train=len(y), n_test=len(yt), n_channels=train.n_channels,
-                   length=int(train.lengths.max()))  # fmt: skip
-        tsattn = model.startswith("tsattn:")
-        limit = TimeLimit(config.time_limit) if config.time_limit and tsattn else None
+    def build(limit: TimeLimit | None):
         _warm_up(model, seed, config)
-        est = _build(model, seed, config, limit)
-        X, Xt, pred = fit_predict(est, model, X, y, Xt, (train, test), limit, config.time_limit, row)
-        pred = np.asarray(pred, dtype=np.float64)
+        return _build(model, seed, config, limit)
+
+    with recorded_failure(row):
+        fit = fit_split(row, _load(name), fold, config, False, model, build)
+        pred, yt = np.asarray(fit.pred, dtype=np.float64), fit.y_test
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            if tsattn and getattr(est, "interval_errors_", None) is not None:
-                lower, upper = est.predict_interval(Xt, coverage=config.coverage)
+            if model.startswith("tsattn:") and getattr(fit.model, "interval_errors_", None) is not None:
+                lower, upper = fit.model.predict_interval(fit.X_test, coverage=config.coverage)
                 row["coverage"] = float(np.mean((lower <= yt) & (yt <= upper)))
                 row["width"] = float(np.mean(upper - lower))
         row["rmse"] = float(np.sqrt(np.mean((pred - yt) ** 2)))
         row["mae"] = float(np.mean(np.abs(pred - yt)))
-        row.update(network_record(est, limit))
-    except TimeoutError as err:
-        row.update(status="timeout", error=str(err))
-    except KeyboardInterrupt:
-        raise
-    except Exception as err:  # a failed fit is a result: record it and go on
-        row.update(status="error", error=f"{type(err).__name__}: {err}"[:500])
+        row.update(network_record(fit.model, fit.limit))
     return row
 
 
@@ -246,12 +216,7 @@ def run_regress_benchmark(config: RegressBenchmark, out: str | Path, progress: b
     """Run every missing (task, model, seed, fold) of ``config`` into ``out``: ``results.csv`` (a
     row per fit, appended as each finishes), ``config.json`` (settings, every invocation's command
     and wall time) and ``results.md``. Returns all rows of ``results.csv``."""
-    from joblib import Parallel, delayed
-
-    from tsattn._filelock import file_lock
-    from tsattn._parallel import worker_threads
     from tsattn.benchmarks.regress_report import write_report
-    from tsattn.benchmarks.runinfo import ensure_columns, recorded_run
 
     if config.cv is not None and config.cv < 2:
         raise ValueError(f"cv must be at least 2 folds; got {config.cv}.")
@@ -267,42 +232,9 @@ def run_regress_benchmark(config: RegressBenchmark, out: str | Path, progress: b
                             _missing_peer_package)
     if not tasks or not models:
         raise ValueError("nothing to run: no tasks or no models")
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / "results.csv"
-    _, done = _done(path, False, RESULT_COLUMNS)
-    todo = [(n, m, s, f) for n in tasks for m in models for s in config.seeds
-            for f in config.folds() if (n, m, int(s), f) not in done]  # fmt: skip
-    config_path = out / "config.json"
+    fits = [(n, m, s, f) for n in tasks for m in models for s in config.seeds for f in config.folds()]
     record = {**asdict(config), "tasks": tasks, "models": models}
-
-    def save_config(seconds: float | None = None) -> None:
-        with file_lock(config_path):
-            previous = json.loads(config_path.read_text()) if config_path.is_file() else {}
-            record["commands"] = list(dict.fromkeys([*previous.get("commands", []),
-                                                     *([command] if command else [])]))  # fmt: skip
-            record["invocations"] = previous.get("invocations", [])
-            record["runs"] = previous.get("runs", [])  # tsattn.benchmarks.runinfo's records
-            if seconds is not None:
-                record["invocations"].append({"fits": len(todo), "wall_seconds": round(seconds, 1)})
-            status = {"status": previous.get("status", "current")}  # the folder's (issue 78)
-            config_path.write_text(json.dumps({**record, **status}, indent=2, default=repr), encoding="utf-8")
-
-    save_config()
-    log(f"{len(tasks)} tasks x {len(models)} models x {len(config.seeds)} seeds"
-        + (f" x {config.cv} folds of TRAIN" if config.cv else "")
-        + f": {len(todo)} fits to run, {len(done)} already in {path}")  # fmt: skip
-    ensure_columns(path, RESULT_COLUMNS)  # written before a column was added
-    settings = {k: v for k, v in record.items() if k not in ("commands", "invocations", "runs")}
-    with recorded_run(out, command, settings) as run:
-        t0 = time.perf_counter()
-        threads = worker_threads(config.n_jobs, None)
-        jobs = (delayed(run_one)(n, m, s, config, threads, f) for n, m, s, f in todo)
-        results = Parallel(n_jobs=config.n_jobs, return_as="generator_unordered")(jobs) if todo else ()
-        collect_rows(results, path, RESULT_COLUMNS, run["id"], len(todo) if progress else 0,
-                     "bench regress", "rmse", lambda: _done(path, False, RESULT_COLUMNS)[0],
-                     lambda: save_config(time.perf_counter() - t0))  # fmt: skip
-        save_config(time.perf_counter() - t0)
-        rows = _done(path, False, RESULT_COLUMNS)[0]
-        write_report(rows, out)
-        return rows
+    return run_fits(out, fits, run_one, config, RESULT_COLUMNS, record=record,
+                    sizes=f"{len(tasks)} tasks x {len(models)} models",
+                    desc="bench regress", score="rmse", report=write_report, command=command,
+                    log=log, progress=progress)  # fmt: skip

@@ -30,6 +30,7 @@ __all__ = [
     "resolve_dataset",
     "parse_params",
     "check_estimator_params",
+    "command_line",
     "plain_text",
 ]
 
@@ -258,3 +259,11 @@ def check_estimator_params(estimator_cls: type, params: dict, option: str = "--p
         except (ValueError, TypeError) as err:
             raise CommandError(f"{option}: {err}") from None
     return estimator
+
+
+def command_line(args: argparse.Namespace) -> str:
+    """The command a benchmark records: ``tsattn`` and the arguments ``tsattn.cli.main`` parsed
+    (``args.argv``, paths made portable), quoted as a shell needs them."""
+    import shlex
+
+    return "tsattn " + " ".join(shlex.quote(a) for a in getattr(args, "argv", []))

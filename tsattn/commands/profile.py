@@ -116,7 +116,8 @@ def run_fit(args: argparse.Namespace) -> int:
 
     import torch
 
-    from tsattn.analysis.fit_profile import CASES, profile_fits, write_tables
+    from tsattn.analysis.fit_cases import CASES
+    from tsattn.analysis.fit_profile import profile_fits, write_tables
     from tsattn.commands import CommandError, output_dir
     from tsattn.training import resolve_device
 

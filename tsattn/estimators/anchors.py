@@ -1,8 +1,8 @@
 """The anchors :class:`tsattn.TSForecaster` blends its network with, as public functions for
 analyses that study them alone (the scripts under ``docs/results/``); the forecaster calls the
-same ones (:mod:`._anchor`, where each is documented)."""
+same ones (:mod:`.forecaster.anchors`, where each is documented)."""
 
-from tsattn.estimators._anchor import (
+from tsattn.estimators.forecaster.anchors import (
     ANCHORS,
     RIDGE,
     RIDGE_LEVEL_FREE,

@@ -247,10 +247,6 @@ class BaseTSEstimator(persistence.Persistent, BaseEstimator):
         """The training-batch transform of this estimator (None: no augmentation)."""
         return None
 
-    def _pretrain(self, train_data: TensorData, rng: np.random.Generator) -> None:
-        """What the estimator sets in ``module_`` from the training data before the first step
-        (nothing here)."""
-
     def _random(self) -> tuple[int, np.random.Generator]:
         """Torch's seed for this fit and the numpy generator of splits and batches."""
         seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
@@ -302,9 +298,8 @@ class BaseTSEstimator(persistence.Persistent, BaseEstimator):
         self.n_threads_ = self._fit_threads()
         with seeded(seed, self.device_), torch_threads(self.n_threads_):
             module = self._build_network().to(self.device_)
-            self.module_ = module  # _pretrain and the finite-output check read it
+            self.module_ = module  # the finite-output check reads it
             fit_levels(module, train_data)  # e.g. the random-kernel levels, before any training
-            self._pretrain(train_data, rng)
             optimizer = adamw(module.parameters(), lr=self.lr, weight_decay=self.weight_decay)
 
             def finite_outputs() -> bool:

@@ -15,7 +15,6 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from tsattn.estimators._rocket_anchor import RocketAnchor, warn_if_large
 from tsattn.estimators.base import RATE
 from tsattn.estimators.collection import CollectionEstimator
 from tsattn.estimators.params import declare, default, param
@@ -91,37 +90,31 @@ class TSClassifier(ClassifierMixin, CollectionEstimator):
         "(:ref:`defaults-anchor`).",
     )
 
-    def fit(self, X, y) -> TSClassifier:
-        """Train on series ``X`` and their labels ``y`` ``(n,)``; returns ``self``."""
-        spec = self._validate()
-        self.anchor_ = self.anchor_temperature_ = None
-        self._offsets = None
-        if self.anchor != "none" and y is not None:  # without y, _build raises sklearn's error
-            warn_if_large(y, type(self).__name__)
-            # _build warns once about the input, at the caller's line; aeon's transforms warn of
-            # near-constant series, which the network's standardisation handles
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", UserWarning)
-                batch = to_series_batch(X, dtype=np.float64, check_float32=True)
-                codes, classes = _encode(y, batch.values.shape[0])
-                onehot = np.where(codes[:, None] == np.arange(len(classes)), 1.0, -1.0)
-                self.anchor_ = RocketAnchor(self._random()[0], self.anchor)
-                loo = self.anchor_.fit(batch, onehot)
-            self.anchor_temperature_ = _temperature(loo, codes)
-            self._offsets = loo * self.anchor_temperature_
-        try:
-            return self._train(*self._build(X, y, spec))
-        finally:
-            del self._offsets
+    _anchor_features = {"hydra-multirocket": "hydra-multirocket"}
+    _anchor_attributes = ("anchor_", "anchor_temperature_")
 
-    def _encode_targets(self, y, n_series):
+    def _fit_anchor(self, batch, y):
+        """The ridge on one-hot targets in {-1, 1}; returns its leave-one-out scores times the
+        temperature that makes them the best probabilities (``anchor_temperature_``), the
+        logits the network's are added to."""
+        # fit warns once about the input, at the caller's line, and _build once about y; aeon's
+        # transforms warn of near-constant series, which the network's standardisation handles
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            codes, classes = _encode(y, batch.values.shape[0])
+            onehot = np.where(codes[:, None] == np.arange(len(classes)), 1.0, -1.0)
+            self.anchor_ = self._new_anchor()
+            loo = self.anchor_.fit(batch, onehot)
+        self.anchor_temperature_ = _temperature(loo, codes)
+        return loo * self.anchor_temperature_
+
+    def _encode_targets(self, y, n_series, prior=None):
         codes, self.classes_ = _encode(y, n_series)
         labels = torch.as_tensor(codes, dtype=torch.long)
-        offsets = getattr(self, "_offsets", None)
-        if offsets is None:
+        if prior is None:
             return labels, len(self.classes_)
         # with an anchor each target row is (label, the anchor's logits of that series)
-        return torch.cat([labels[:, None].float(), torch.as_tensor(offsets, dtype=torch.float32)],
+        return torch.cat([labels[:, None].float(), torch.as_tensor(prior, dtype=torch.float32)],
                          dim=1), len(self.classes_)  # fmt: skip
 
     def _stratify(self, y_encoded):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import warnings
 from numbers import Real
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import torch
@@ -21,6 +21,7 @@ from sklearn.utils.validation import check_is_fitted
 from tsattn._validation import POSITIVE_INT
 from tsattn.attention import AttentionSpec
 from tsattn.estimators import persistence
+from tsattn.estimators._rocket_anchor import RocketAnchor, warn_if_large
 from tsattn.estimators.base import ATTENTION, BaseTSEstimator
 from tsattn.estimators.params import declare, default, param
 from tsattn.io import SeriesBatch, check_channels, standardisation, to_series_batch
@@ -108,35 +109,64 @@ class CollectionEstimator(BaseTSEstimator):
         super().__setstate__(state)
 
     # ------------------------------------------------------------------ hooks of the two tasks
-    def _encode_targets(self, y: Any, n_series: int) -> tuple[torch.Tensor, int]:
-        """Validate ``y``, set target attributes, return ``(targets, n_outputs)``."""
+    #: The ``anchor`` option -> the features of its :class:`RocketAnchor` (``'none'``: no anchor).
+    _anchor_features: ClassVar[dict[str, str]] = {}
+    #: The fitted attributes of the anchor, None without one.
+    _anchor_attributes: ClassVar[tuple[str, ...]] = ("anchor_",)
+
+    def _encode_targets(self, y: Any, n_series: int, prior: np.ndarray | None = None
+                        ) -> tuple[torch.Tensor, int]:  # fmt: skip
+        """Validate ``y``, set target attributes, return ``(targets, n_outputs)``; ``prior`` is the
+        anchor's leave-one-out output of the series ``(n_series, k)`` (:meth:`_fit_anchor`; None
+        without an anchor), which the targets carry."""
         raise NotImplementedError
+
+    def _fit_anchor(self, batch: SeriesBatch, y: Any) -> np.ndarray:
+        """Validate ``y``, fit ``anchor_`` (:meth:`_new_anchor`) to the series ``batch`` and ``y``
+        and set what prediction needs of it; return its leave-one-out output ``(n_series, k)``,
+        the ``prior`` of :meth:`_encode_targets`."""
+        raise NotImplementedError
+
+    def _new_anchor(self) -> RocketAnchor:
+        """This fit's unfitted anchor: the features of ``anchor``, seeded by the fit's first draw."""
+        return RocketAnchor(self._random()[0], self._anchor_features[self.anchor])
 
     def _stratify(self, y_encoded: torch.Tensor) -> np.ndarray | None:
         return None
 
     # ------------------------------------------------------------------ fit
     def fit(self, X: Any, y: Any) -> CollectionEstimator:
-        """Train on series ``X`` and their labels or targets ``y``; returns ``self``."""
-        spec = self._validate()
-        return self._train(*self._build(X, y, spec))
+        """Train on series ``X`` and their labels ``y`` ``(n,)`` (``TSClassifier``) or targets
+        ``(n,)`` or ``(n, n_targets)`` (``TSRegressor``); returns ``self``.
 
-    def _build(self, X: Any, y: Any, spec: AttentionSpec):
-        """Targets, standardisation, validation split and ``network_params_``; returns the
-        training and validation data and the seeds of this fit."""
+        ``X`` is read once; with an ``anchor`` the anchor is fitted to it first, and the network
+        learns what the anchor's leave-one-out output misses."""
+        spec = self._validate()
+        for name in self._anchor_attributes:
+            setattr(self, name, None)
         if y is None:
             raise ValueError(
                 f"{type(self).__name__} requires y to be passed, but the target y is None."
             )
+        anchored = self.anchor != "none"
+        if anchored:
+            warn_if_large(y, type(self).__name__)
         batch = to_series_batch(X, dtype=np.float64, check_float32=True)
+        prior = self._fit_anchor(batch, y) if anchored else None
+        return self._train(*self._build(batch, _n_features(X), y, prior, spec))
+
+    def _build(self, batch: SeriesBatch, n_features: int | None, y: Any, prior: np.ndarray | None,
+               spec: AttentionSpec):  # fmt: skip
+        """Targets, standardisation, validation split and ``network_params_`` of the series
+        ``batch`` (``n_features``: ``X.shape[1]`` of array input, else None) and ``y`` (with the
+        anchor's ``prior``); returns the training and validation data and the seeds of this fit."""
         n = batch.values.shape[0]
-        targets, n_outputs = self._encode_targets(y, n)
+        targets, n_outputs = self._encode_targets(y, n, prior)
         self.device_ = resolve_device(self.device)
         self.n_channels_ = batch.n_channels
         self.series_length_ = int(batch.values.shape[1])
         self.equal_length_ = batch.equal_length
-        nf = _n_features(X)
-        self.n_features_in_ = nf if nf is not None else batch.n_channels
+        self.n_features_in_ = n_features if n_features is not None else batch.n_channels
 
         real = np.arange(self.series_length_)[None, :] < batch.lengths[:, None]
         # float64 statistics and standardisation: values near float32's limits lose nothing

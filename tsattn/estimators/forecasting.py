@@ -1,62 +1,67 @@
 """``TSForecaster``: multi-step forecasting of one series or many, with covariates, by a transformer.
 
 Instance-normalised context windows, patch tokens, the chosen attention and a linear or Fourier
-(002, Algorithms 3-4) head, blended with a closed-form linear forecaster (:mod:`._anchor`);
-intervals from the validation errors (:mod:`._intervals`); windows cut on the fly under a budget
-of optimiser steps (:class:`tsattn.training.WindowData`).
+(002, Algorithms 3-4) head, blended with a closed-form linear forecaster; intervals from the
+validation errors; windows cut on the fly under a budget of optimiser steps. The estimator's
+parts are :mod:`tsattn.estimators.forecaster`'s: every input form read into one data object
+(:mod:`~.forecaster.frames`, :mod:`~.forecaster.data`), the fit's decisions taken once
+(:mod:`~.forecaster.plan`), the scale chain (:mod:`~.forecaster.scales`), the calibration after
+training (:mod:`~.forecaster.calibration`) and the forecasts of a fitted model
+(:mod:`~.forecaster.forecasts`).
 """
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
-import torch
+import pandas as pd
+from sklearn.utils.validation import check_is_fitted
 
-from tsattn.attention import AttentionSpec
-from tsattn.estimators import persistence
-from tsattn.estimators._forecast_fit import PanelForecasting
-from tsattn.estimators._forecaster_params import (
-    LOSSES,
-    REMOVED,
-    REMOVED_ATTRIBUTES,
-    REMOVED_NETWORK,
-    ForecasterParams,
-    auto_context,
-    series_context,
+from tsattn.estimators.forecaster import calibration, intervals
+from tsattn.estimators.forecaster.calibration import FitWindows
+from tsattn.estimators.forecaster.data import (
+    labels,
+    last_contexts,
+    seasonal_weights,
+    split,
+    windows,
 )
-from tsattn.estimators._windows import WindowScores
+from tsattn.estimators.forecaster.forecasts import (
+    backtest_choice,
+    components,
+    forecast,
+    to_series_units,
+)
+from tsattn.estimators.forecaster.frames import read_continuation, read_fit, read_predict
+from tsattn.estimators.forecaster.params import (
+    AUTO_DROPOUT,
+    AUTO_STEPS,
+    AUTO_WIDTHS,
+    ROUNDS,
+    ForecasterParams,
+)
+from tsattn.estimators.forecaster.plan import FitPlan
+from tsattn.estimators.forecaster.saved import restore
+from tsattn.estimators.forecaster.scales import Floor, Standardise
+from tsattn.estimators.forecaster.scores import WindowScores
 from tsattn.estimators.params import declare
 from tsattn.io import series as series_io
-from tsattn.nn.forecasting import ForecastingTransformer, check_combination, get_head, get_view
-from tsattn.training import Budget
+from tsattn.io.panel import ID, TARGET, TIME, long_output
+from tsattn.nn.forecasting import ForecastingTransformer
+from tsattn.training import resolve_device
 
-__all__ = ["TSForecaster"]
+__all__ = ["AUTO_DROPOUT", "AUTO_STEPS", "AUTO_WIDTHS", "ROUNDS", "TSForecaster"]
 
-#: ``max_steps='auto'``: optimiser steps whatever the data's size (the best round is kept, so a
-#: small series is not overfitted by them; 300 steps left ILI 16-26% worse on validation).
-AUTO_STEPS = 3000
-#: Validation rounds per fit (each ``round_steps_`` optimiser steps).
-ROUNDS = 20
-#: ``d_model='auto'``: ``(width, fewest series)`` from the widest down, the first whose fewest
-#: series the fit has. A panel of 100 series or more gets 64: on M4 Hourly (414 series) and Weekly
-#: (359) validation, 3 seeds, 64 lowered sMAPE 0.7% and 4.1% and MASE 3.8% and 3.3% against 32;
-#: 128 lowered them more on Hourly but took about 1.8 times 64's fit (about 5 minutes on 2 cores, past
-#: the 3 minutes issue 51 allows M4 Hourly). Fewer series keep 32: on 40 series 128 won on Weekly
-#: and lost on Hourly, and on one series (the long-horizon sets) wider nets were within 2% either
-#: way and slower (docs/results/panels/README.md, "A wider network for many series").
-AUTO_WIDTHS = ((64, 100), (32, 1))
-#: ``dropout='auto'``: ``(rate, fewest series)``, the first whose fewest series the fit has, by
-#: the same count as :data:`AUTO_WIDTHS`. A panel of 100 series or more trains without dropout:
-#: on M4 Hourly and Weekly validation, two origins, 3 seeds, OWA 0.977 and 0.988 of 0.2's (the
-#: network alone 0.969 and 0.986), the fit about a quarter faster (docs/results/panels/README.md,
-#: "No dropout for many series"). Fewer series keep 0.2, chosen on the long-horizon sets
-#: (docs/results/forecast_defaults/, ``drop2``).
-AUTO_DROPOUT = ((0.0, 100), (0.2, 1))
+#: Validation samples scored after each training round to pick the best one; a fixed random
+#: subset above. Scoring 32,768 samples 20 times took a third of a default fit on ETTm1
+#: (docs/results/speed/fit_time/).
+MAX_ROUND_SAMPLES = 8_192
 
 
 @declare
-class TSForecaster(PanelForecasting, WindowScores, ForecasterParams):
+class TSForecaster(WindowScores, ForecasterParams):
     """Transformer forecaster: the ``horizon`` steps after a ``context_length``-step window.
 
     What most fits set (every parameter, with why it exists and what it was measured to do:
@@ -104,7 +109,7 @@ class TSForecaster(PanelForecasting, WindowScores, ForecasterParams):
     patch_len_ : the patch length used (``patch_len='auto'``: ``context_length_ // 6``, at most 16).
     patch_stride_ : the steps between two patches' starts (``patch_len_`` without overlap).
     blend_, anchor_ : the network's share in the forecast (1 without anchor or validation data), the
-        anchor used (``'lear'`` with covariates: :mod:`._covariate_anchor`).
+        anchor used (``'lear'`` with covariates: :mod:`.forecaster.covariate_anchor`).
     log_blend_ : the network's share for the series read on the log scale (``log_series_``),
         fitted on their validation windows apart from the others' (which ``blend_`` is then
         fitted on), or None where all series share ``blend_`` (none or every one on the log
@@ -121,14 +126,17 @@ class TSForecaster(PanelForecasting, WindowScores, ForecasterParams):
     log_series_ : ndarray (n_series,) of bool, the fitted series read on the log scale (their
         forecasts and quantiles ``exp()`` back; ``target_transform``), or None where none is.
     asinh_scale_ : the target's scale where it is read on LEAR's (``target_transform``:
-        ``'asinh'``, or ``'auto'`` with covariates; :class:`._asinh_scale.AsinhScale`, its
+        ``'asinh'``, or ``'auto'`` with covariates; :class:`.forecaster.scales.AsinhScale`, its
         ``centre`` and ``scale`` per target channel in the standardised units), or None.
     series_choice_ : ndarray (n_series,) of each fitted series' forecast, chosen on its last
-        ``horizon`` rows (:mod:`._series_choice`): 0 the blend, 1 the seasonal naive forecast
+        ``horizon`` rows (:mod:`.forecaster.choice`): 0 the blend, 1 the seasonal naive forecast
         (``period_`` steps), 2 the anchor alone, 3 the last value repeated (a series read at
         predict: chosen on its own rows; a batch of windows keeps the blend); None where
         ``series_low_`` is.
     interval_table_, interval_floor_, interval_source_ : the calibrated normalised errors.
+    anchor_penalty_ : the LEAR-style anchor's ridge penalty (with covariates), else None.
+    fit_plan_ : what the fit decided (:class:`.forecaster.plan.FitPlan`): the kind of fit, the
+        covariates' roles, the scale chain, the anchor, the per-series choice.
     history_, best_round_, n_rounds_, round_steps_, n_steps_, max_steps_, interrupted_ : training
         record: a record of ``history_`` per validation round of ``round_steps_`` optimiser steps
         (its ``epoch``: passes over the training samples so far).
@@ -137,159 +145,191 @@ class TSForecaster(PanelForecasting, WindowScores, ForecasterParams):
     _network = ForecastingTransformer
 
     def __setstate__(self, state: dict) -> None:
-        """A model saved before issue 50 loads when it left the removed options at the values
-        whose behaviour was kept (:data:`REMOVED`), and fails naming them otherwise."""
-        name = type(self).__name__
-        persistence.drop_removed(state, REMOVED, name)
-        if isinstance(state.get("network_params_"), dict):
-            params = state["network_params_"] = dict(state["network_params_"])
-            persistence.drop_removed(params, REMOVED_NETWORK, name)
-            if "head_params" not in params and "head" in params:  # format 1: n_harm was flat
-                n_harm = params.pop("n_harm", None)
-                params["head_params"] = {"n_harm": n_harm} if params["head"] == "fourier" else {}
-            if "n_covariates" in params:  # saved before the temporal decoder: without it, as then
-                params.setdefault("decoder", False)
-        for attribute in REMOVED_ATTRIBUTES:
-            state.pop(attribute, None)
-        state.setdefault("future_covariates", None)
-        state.setdefault("target_transform", None)  # saved before the log scale: as then
-        if "_module_state" in state:  # fitted before forecasts were held or chosen: as then
-            state.setdefault("series_low_", None)
-            state.setdefault("series_choice_", None)
-            state.setdefault("log_series_", None)
-            state.setdefault("log_blend_", None)
-            state.setdefault("asinh_scale_", None)  # before LEAR's scale: the own one
-        if isinstance(state.get("network_params_"), dict) and "context_length_" not in state:
-            state["context_length_"] = int(state["network_params_"]["context_length"])
-        if "channel_mean_" in state and "series_mean_" not in state:  # one series, no covariates
-            state.update(series_mean_=np.asarray(state["channel_mean_"])[None],
-                         series_scale_=np.asarray(state["channel_scale_"])[None], covariates_=[],
-                         future_=(), series_ids_=None, last_stamps_=None, step_=None)  # fmt: skip
-        super().__setstate__(state)
+        """A model saved by an earlier version loads as it was fitted (:mod:`.forecaster.saved`):
+        one that set an option since removed to another value fails, naming it."""
+        super().__setstate__(restore(state, type(self).__name__))
 
-    def _loss(self, output: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
-        return LOSSES[self.loss](output, target)
+    def fit(self, y: Any, X: Any = None, y_val: Any = None) -> TSForecaster:
+        """Train on ``y``: one series (array ``(T,)`` or ``(T, C)``, Series or DataFrame, oldest
+        row first; :meth:`predict` continues a ``DatetimeIndex``), or a long frame with columns
+        ``unique_id``, ``ds``, ``y`` (many series, one network; further numeric columns are
+        covariates). ``X``: covariates, one row per row of ``y`` (an array or frame for one
+        series; a long frame with ``unique_id``, ``ds`` for a long ``y``); those named in
+        ``future_covariates`` are known for the horizon too, the others are read up to the
+        forecast origin only. ``y_val``: a validation series for one series without covariates
+        (e.g. the standard validation split, starting ``context_length`` rows before its first
+        target); default the end of each series (``validation_fraction``)."""
+        spec = self._validate()
+        data = read_fit(y, X, y_val, type(self).__name__)
+        plan = self.fit_plan_ = FitPlan.decide(self, data)
+        data.covariates = plan.covariates
+        chain, n, h, c = plan.scales, plan.context_length, self.horizon, data.n_targets
+        self.log_series_ = chain.select(data.rows, c, n)
+        if self.log_series_ is not None:  # those series on the series scale from here on
+            data.rows = chain.to_series_scale(data.rows, c, self.log_series_, "y",
+                                              labels("y", len(data.rows), data.form.ids))  # fmt: skip
+            if data.valid is not None:  # one series
+                data.valid = chain.to_series_scale(data.valid, c, self.log_series_, "y_val",
+                                                   ["y_val"])  # fmt: skip
+        self.context_length_, self.period_ = n, plan.period
+        self.d_model_, self.dropout_ = plan.d_model, plan.dropout
+        self.input_kind_, form = data.form.info, data.form
+        self.series_ids_, self.last_stamps_, self.step_ = form.ids, form.last_stamps, form.step
+        self.covariates_, self.future_ = list(plan.covariates.names), plan.covariates.future
+        self.n_channels_ = self.n_features_in_ = c
+        self.series_low_ = Floor.lows(data.targets) if chain.floor else None
+        if data.valid is not None:
+            series_io.check_length(data.rows[0], n, h, "y")
+            series_io.check_length(data.valid, n, h, "y_val")
+            train, valid = list(data.rows), [data.valid]
+        else:
+            if not plan.panel:
+                series_io.check_length(data.rows[0], n, h, "y")
+            train, valid = split(data.rows, self.validation_fraction, n, h)
+        self.last_context_ = last_contexts(data.rows, n) if plan.panel else data.rows[0][-n:].copy()
+        self.series_mean_, self.series_scale_ = Standardise.stats(train)
+        self.channel_mean_, self.channel_scale_ = self.series_mean_[0, :c], self.series_scale_[0, :c]
+        self._warn_flat(train, c)
+        seed, rng = self._random()
+        self.patch_len_, self.patch_stride_ = plan.patch_len, plan.patch_stride
+        self.device_ = resolve_device(self.device)
+        fit = self._windows(data, train, valid, plan)
+        self.asinh_scale_ = chain.standardised if chain.standardised is not None and \
+            chain.standardised.name == "asinh" else None  # fmt: skip
+        self.network_params_ = plan.network_params(self, spec)
+        sample = None if fit.valid is None else fit.valid.sample(MAX_ROUND_SAMPLES, rng)
+        self._train(fit.train, sample, seed, rng)
+        calibration.apply(self, calibration.calibrate(
+            self.module_, self._predict_tensor, plan, fit, h, c, rng))  # fmt: skip
+        # each series' forecast chosen on its last horizon (the network did not train on those
+        # rows, its validation tail)
+        self.series_choice_ = backtest_choice(self, data.targets, self.log_series_) \
+            if plan.choice else None  # fmt: skip
+        return self
 
-    @staticmethod
-    def _score_fn(output: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
-        return -torch.nn.functional.mse_loss(output, target)
+    def _windows(self, data: Any, train: list, valid: list, plan: FitPlan) -> FitWindows:
+        """The training and validation windows of the series standardised on their training
+        rows (and on the standardised scale, fitted on those), what calibration reads of them."""
+        n, h, c, chain = plan.context_length, self.horizon, data.n_targets, plan.scales
+        scale = list(zip(self.series_mean_, self.series_scale_, strict=True))
+        rows = [(r - m) / s for r, (m, s) in zip(data.rows, scale, strict=False)]
+        scaled = [(r - m) / s for r, (m, s) in zip(train, scale, strict=False)]
+        valid = [None if v is None else (v - m) / s for v, (m, s) in zip(valid, scale, strict=False)]
+        chain.fit_standardised(scaled, c)
+        rows, scaled, valid = ([None if r is None else chain.to_standardised(r, c) for r in part]
+                               for part in (rows, scaled, valid))  # fmt: skip
+        independent = self._independent()
+        train_windows, owner = windows(scaled, n, h, self.device_, independent, plan.covariates)
+        valid_windows = valid_owner = None
+        if any(v is not None for v in valid):
+            valid_windows, valid_owner = windows(valid, n, h, self.device_, independent,
+                                                 plan.covariates)  # fmt: skip
+        fit = FitWindows(train_windows, valid_windows, rows)
+        if plan.weighted:
+            w = seasonal_weights(scaled, plan.period)
+            fit.weights = (w[owner], None if valid_owner is None else w[valid_owner])
+        if self.log_series_ is not None and valid_owner is not None and plan.choice:
+            fit.valid_log = self.log_series_[valid_owner]
+        return fit
 
-    def _validate(self) -> AttentionSpec:
-        spec = super()._validate()
-        if self.context_length != "auto":  # 'auto' is checked once the data gives it
-            self._check_combination(int(self.context_length))
-        return spec
+    def _warn_flat(self, train: list[np.ndarray], c: int) -> None:
+        flat = [name for j, name in enumerate(self.covariates_)
+                if all(np.ptp(r[:, c + j]) == 0 for r in train)]  # fmt: skip
+        if flat:
+            warnings.warn(f"covariate(s) {flat} are constant over the training rows of every "
+                          "series: they carry nothing to learn from and are kept as they are "
+                          "(scaled by 1); drop them to silence this.", UserWarning, stacklevel=3)
 
-    def _check_combination(self, context_length: int) -> None:
-        check_combination(self.head, self.tokens, context_length=context_length,
-                          patch_len=self.patch_len, patch_stride=self.patch_stride,
-                          channel_independent=self.channel_independent)  # fmt: skip
+    def _forecast(self, y: Any, X: Any = None, alpha: np.ndarray | None = None):
+        """``(forecasts, data)``: ``(n, horizon, C)`` point forecasts in the series' units, or
+        with ``alpha`` ``(n, horizon, C, len(alpha))`` quantiles, and the data read."""
+        check_is_fitted(self, "module_")
+        data = read_predict(self, y, X)
+        out, contexts = forecast(self, data)
+        if alpha is not None:  # around each series' chosen forecast or share
+            out = intervals.quantiles(out, contexts, self.interval_table_, self.interval_floor_,
+                                      alpha)  # fmt: skip
+        return to_series_units(self, data, out), data
 
-    def _resolve_context(self, data: Any) -> int:
-        """``context_length_`` for a fit on ``data`` (:class:`._panel.FitInput`):
-        ``context_length``, or the rule of ``'auto'`` (:func:`._forecaster_params.auto_context`
-        for a long frame of two series or more, :data:`._forecaster_params.SERIES_CONTEXT` for
-        one series in any form)."""
-        context = series_context(self)
-        if self.context_length == "auto" and data.ids is not None and len(data.rows) > 1:
-            season = self._season(self._time_info(data))
-            context = auto_context([len(r) for r in data.rows], self.horizon, season)
-        if self.context_length == "auto":  # an explicit one was checked by _validate
-            self._check_combination(context)
-        return context
+    def predict(self, y: Any = None, X: Any = None) -> Any:
+        """Forecast the ``horizon`` steps after a context. ``y``: None, the end of every fitted
+        series; one series (formats of :meth:`fit`, at least ``context_length`` rows, the last
+        ones used); a long frame (``unique_id``, ``ds``, ``y`` ...: each series forecast from its
+        own rows, seen in fit or not); or a batch ``(n_windows, length, n_channels)`` of
+        contexts. ``X``: the covariates: for the fitted series or a long frame, a long frame of
+        the future covariates' ``horizon`` rows after each series; for one series, its rows and
+        the ``horizon`` after them (or, with ``y=None``, the ``horizon`` rows); for a batch,
+        ``(n_windows, length [+ horizon], k)``. Returns the input's kind: ``(horizon,)``,
+        ``(horizon, C)``, a Series/DataFrame whose index continues the input's, a long frame
+        ``unique_id, ds, y``, or ``(n_windows, horizon, C)`` for a batch."""
+        out, data = self._forecast(y, X)
+        return data.form.format(out)
 
-    def _auto_steps(self, n_train: int) -> int:
-        return AUTO_STEPS
+    def make_future_dataframe(self) -> pd.DataFrame:
+        """The ``unique_id, ds`` rows of the ``horizon`` steps after each series of the fitted long
+        frame (neuralforecast's name), ``(n_series * horizon, 2)``: the frame to fill with the
+        future covariates that ``predict(X=...)`` reads (e.g. :func:`tsattn.io.add_calendar`)."""
+        check_is_fitted(self, "module_")
+        if not self.fit_plan_.panel:
+            raise ValueError("make_future_dataframe needs a model fitted on a long frame "
+                             "(unique_id, ds, y); for one series the horizon's rows are the "
+                             f"{self.horizon} rows after its end.")
+        empty = np.zeros((len(self.series_ids_), self.horizon, 0))
+        return long_output(self.series_ids_, self.last_stamps_, self.step_, empty, [])
 
-    def _rule(self, name: str) -> tuple | None:
-        """The ``(value, fewest series)`` table of parameter ``name`` set to ``'auto'``
-        (:data:`AUTO_WIDTHS`, :data:`AUTO_DROPOUT`), or None where it is given."""
-        return {"d_model": AUTO_WIDTHS, "dropout": AUTO_DROPOUT}[name] if getattr(
-            self, name) == "auto" else None  # fmt: skip
+    def predict_components(self, y: Any = None, X: Any = None) -> dict[str, Any]:
+        """What the forecast is made of: ``{"forecast": ..., "network": ..., "anchor": ...}``, the
+        forecast of :meth:`predict`, the network's alone and the anchor's alone (None without an
+        anchor), each of :meth:`predict`'s kind; ``forecast = blend_ * network + (1 - blend_) *
+        anchor`` (of their logarithms, ``exp()`` back, for a series on the log scale,
+        ``log_series_``, with ``log_blend_`` for ``blend_`` where it is set; for a long frame without covariates, where ``series_choice_`` gives a series the
+        seasonal naive forecast, the last value or the anchor's, that one, and held at or above
+        each series' lowest value), the same numbers as :meth:`predict`'s (the same batches, on
+        the fit's threads).
+        ``y`` and ``X`` as in :meth:`predict`."""
+        check_is_fitted(self, "module_")
+        data = read_predict(self, y, X)
+        return {name: None if part is None else data.form.format(part)
+                for name, part in zip(("forecast", "network", "anchor"), components(self, data),
+                                      strict=True)}  # fmt: skip
 
-    def _by_series(self, name: str, n_series: int) -> Any:
-        """Parameter ``name`` for a fit on ``n_series`` series: its value, or its rule's."""
-        rule = self._rule(name)
-        if rule is None:
-            return getattr(self, name)
-        return next(value for value, fewest in rule if n_series >= fewest)
+    def predict_quantiles(self, y: Any = None, alpha: Any = (0.1, 0.5, 0.9), X: Any = None) -> Any:
+        """Quantiles at levels ``alpha`` (calibrated on the validation errors): arrays with a last
+        axis over ``alpha``; for pandas input a DataFrame with columns ``(column, alpha)`` on the
+        continued index; for a long frame a long frame with a column per level. ``y`` and ``X``
+        as in :meth:`predict`."""
+        alpha = intervals.check_levels(alpha)
+        out, data = self._forecast(y, X, alpha)
+        return data.form.format_quantiles(out, alpha)
 
-    def _widths(self) -> tuple[int, ...]:
-        rule = self._rule("d_model")
-        return super()._widths() if rule is None else tuple(width for width, _ in rule)
+    def predict_interval(self, y: Any = None, coverage: float = 0.9, X: Any = None
+                         ) -> tuple[Any, Any]:  # fmt: skip
+        """``(lower, upper)``: the bounds of the central ``coverage`` interval (quantiles
+        ``(1 -/+ coverage) / 2``), each of :meth:`predict`'s kind. The point forecast lies
+        between them but is not their midpoint or the median: it is the blend of network and
+        anchor, the intervals the errors' own quantiles around it."""
+        if not 0 < coverage < 1:
+            raise ValueError(f"coverage must be strictly between 0 and 1; got {coverage}.")
+        out, data = self._forecast(y, X, np.array([(1 - coverage) / 2, (1 + coverage) / 2]))
+        return tuple(data.form.format(out[..., k]) for k in (0, 1))
 
-    def _width(self) -> int:
-        return self.d_model_
-
-    def _dropouts(self) -> tuple[float, ...]:
-        rule = self._rule("dropout")
-        return super()._dropouts() if rule is None else tuple(rate for rate, _ in rule)
-
-    def _dropout(self) -> float:
-        return self.dropout_
-
-    def _resolve_width(self, n_series: int) -> int:
-        """``d_model_`` for a fit on ``n_series`` series: ``d_model``, or the rule of 'auto'."""
-        return int(self._by_series("d_model", n_series))
-
-    def _resolve_dropout(self, n_series: int) -> float:
-        """``dropout_`` for a fit on ``n_series`` series: ``dropout``, or the rule of 'auto'."""
-        return float(self._by_series("dropout", n_series))
-
-    def _batch(self, n_train: int) -> int:
-        """``batch_size`` univariate series: whole windows of every channel for variate tokens."""
-        size = super()._batch(n_train)
-        return max(1, size // self.n_channels_) if get_view(self.tokens).by_channel else size
-
-    def _budget(self, n_train: int) -> Budget:
-        """The step budget cut into ``ROUNDS`` validation rounds of ``round_steps`` steps."""
-        budget = super()._budget(n_train)
-        steps = budget.steps
-        if steps is None:
-            steps = budget.rounds * -(-n_train // self.batch_size_)
-        round_steps = max(1, -(-steps // ROUNDS))
-        return Budget(-(-steps // round_steps), steps, round_steps)
-
-    def _head_params(self) -> dict[str, Any]:
-        """The head's hyperparameters that are parameters here, as the network takes them."""
-        declared = get_head(self.head).hyperparameters
-        return {hp.name: hp.check(getattr(self, hp.name)) for hp in declared
-                if hp.name in self._parameter_constraints}  # fmt: skip
-
-    def _network_params(self, spec: AttentionSpec) -> dict:
-        """``network_params_`` of the network without covariates."""
-        return dict(
-            n_channels=self.n_channels_, context_length=int(self.context_length_),
-            horizon=int(self.horizon), head=self.head, head_params=self._head_params(),
-            channel_independent=self._independent(), patch_len=self.patch_len_, tokens=self.tokens,
-            anchor=self.anchor is not None, anchor_period=self.period_,
-            patch_stride=self.patch_stride_,
-            **self._trunk_params(spec),
-        )  # fmt: skip
-
-    def _period(self, info: dict | None, n_train: int) -> int:
-        """``period_``: the ``period`` parameter, ``'auto'`` read from the time index; 1 without a
-        seasonal anchor or with fewer than two seasons of training rows."""
-        period = self._season(info)
-        if self.anchor not in ("auto", "cycle", "ncycle") or n_train < 2 * period:
-            period = 1
-        if self.anchor in ("cycle", "ncycle") and period == 1:  # never silently without a season
-            raise ValueError(
-                f"anchor={self.anchor!r} needs a season of at least 2 steps and two seasons of "
-                f"training rows; got period={self.period!r} ({n_train} training rows). Pass "
-                "period=<steps per season> (e.g. 24 for hourly data), or a pandas series with a "
-                "regular DatetimeIndex and period='auto', or use anchor='auto'.")  # fmt: skip
-        return period
-
-    def _season(self, info: dict | None) -> int:
-        """Steps per season: the ``period`` parameter, ``'auto'`` read from the time index (1
-        without one)."""
-        period = self.period
-        if period == "auto":
-            index = (info or {}).get("index")
-            period = 1 if index is None else series_io.seasonal_period(index)
-        return int(period or 1)
-
-    def _independent(self) -> bool:
-        """Whether a training sample is one channel of a window (patch tokens per channel)."""
-        return bool(self.channel_independent) and not get_view(self.tokens).by_channel
+    def score(self, y: Any, X: Any = None) -> float:
+        """*Negative* MSE (higher is better, as scikit-learn's model selection expects), in one
+        of two conventions. scikit-learn's, on windows: ``score(contexts (n, L, C), targets (n,
+        horizon, C))``. sktime's, on what follows the fitted series: ``score(y, X=None)`` with
+        ``y`` the rows after the end of fit (one series' next rows, or a long frame of each
+        series' next rows), ``X`` the future covariates as :meth:`predict` takes them; the first
+        ``min(horizon, len(y))`` steps are scored."""
+        if getattr(y, "ndim", np.ndim(y)) == 3:
+            return -self.mse(y, X)
+        check_is_fitted(self, "module_")
+        truth = read_continuation(y)
+        predicted, data = self._forecast(None, X)
+        if isinstance(truth, pd.DataFrame):  # a long frame of each series' next rows
+            merged = data.form.format(predicted).merge(truth, on=[ID, TIME])
+            if merged.empty:
+                raise ValueError("y shares no (unique_id, ds) row with the forecast of the next "
+                                 f"{self.horizon} steps after each fitted series.")
+            return -float(np.mean((merged[TARGET] - merged["truth"]) ** 2))
+        steps = min(self.horizon, len(truth))
+        return -float(np.mean((predicted[0, :steps] - truth[:steps]) ** 2))

@@ -43,7 +43,9 @@ __all__ = [
 #: The model format this tsattn writes and the newest it reads. Raise it when a saved model's
 #: state changes so that an older tsattn would misread it. 2: ``TSForecaster``'s network without
 #: the options issue 50 removed (format 1 models load when they left those at their defaults).
-FORMAT = 2
+#: 3: ``TSForecaster``'s covariate network is the one forecasting network with a covariate adapter
+#: (issue 76; format 2 covariate models load, their parameters and weights renamed).
+FORMAT = 3
 
 _METADATA = "metadata.json"
 _PICKLE = "estimator.pkl"

@@ -13,7 +13,6 @@ from sklearn.base import RegressorMixin
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from tsattn.estimators._rocket_anchor import RocketAnchor, warn_if_large
 from tsattn.estimators.collection import CollectionEstimator
 from tsattn.estimators.params import declare, default, param
 from tsattn.io import to_series_batch
@@ -69,22 +68,19 @@ class TSRegressor(RegressorMixin, CollectionEstimator):
         "Default ``'multirocket'`` (:ref:`parameters-regressor`)."
     )
 
-    def fit(self, X, y) -> TSRegressor:
-        """Train on series ``X`` and targets ``y`` ``(n,)`` or ``(n, n_targets)``; returns ``self``."""
-        spec = self._validate()
-        self.anchor_ = None
-        if self.anchor != "none" and y is not None:  # without y, _build raises sklearn's error
-            warn_if_large(y, type(self).__name__)
-            batch = to_series_batch(X, dtype=np.float64, check_float32=True)
-            targets = _check_targets(y, batch.values.shape[0])
-            kind = "minirocket" if self.anchor == "rocket" else "multirocket"
-            self.anchor_ = RocketAnchor(self._random()[0], kind)
-            residual = targets.reshape(len(targets), -1) - self.anchor_.fit(batch, targets)
-            y = residual[:, 0] if targets.ndim == 1 else residual
-        return self._train(*self._build(X, y, spec))
+    _anchor_features = {"rocket": "minirocket", "multirocket": "multirocket"}
 
-    def _encode_targets(self, y, n_series):
+    def _fit_anchor(self, batch, y):
+        """The ridge on the targets; returns its leave-one-out predictions ``(n, n_targets)``."""
+        targets = _check_targets(y, batch.values.shape[0])
+        self.anchor_ = self._new_anchor()
+        return self.anchor_.fit(batch, targets)
+
+    def _encode_targets(self, y, n_series, prior=None):
         y = _check_targets(y, n_series)
+        if prior is not None:  # the network learns what the anchor's predictions miss
+            residual = y.reshape(len(y), -1) - prior
+            y = _check_targets(residual[:, 0] if y.ndim == 1 else residual, n_series)
         self._y_1d = y.ndim == 1
         y2 = y.reshape(len(y), -1)
         with np.errstate(over="ignore", invalid="ignore"):

@@ -3,10 +3,10 @@
 Collections (:class:`~tsattn.TSClassifier`, :class:`~tsattn.TSRegressor`): :func:`to_series_batch`
 reads every format users pass (numpy arrays, lists of unequal-length series, aeon/sktime pandas
 formats) into a padded :class:`SeriesBatch`. Single series (:class:`~tsattn.TSForecaster`):
-:func:`as_series` reads an array or a pandas Series/DataFrame, :func:`read_fit_series` and
-:func:`read_contexts` check what ``fit`` and ``predict`` receive, :func:`format_output` and
-:func:`format_quantiles` give forecasts back in the input's kind, :func:`hold_out_tail` and
-:func:`seasonal_period` are the validation tail and the season read from a time index.
+:func:`as_series` reads an array or a pandas Series/DataFrame (the forecaster's data object,
+:mod:`tsattn.estimators.forecaster.data`, is built on it), :func:`format_output` and
+:func:`format_quantiles` give forecasts back in the input's kind, :func:`seasonal_period` is the
+season read from a time index.
 Panels of many series (long frames ``unique_id, ds, y`` and covariates): :func:`read_long_frame` checks
 them into a :class:`Panel`, :func:`read_future_frame` the horizon's rows of the future-known
 covariates, :func:`long_output` writes forecasts back as a long frame, :func:`add_calendar`
@@ -25,9 +25,6 @@ from tsattn.io.series import (
     as_series,
     format_output,
     format_quantiles,
-    hold_out_tail,
-    read_contexts,
-    read_fit_series,
     seasonal_period,
 )
 
@@ -40,10 +37,7 @@ __all__ = [
     "check_channels",
     "format_output",
     "format_quantiles",
-    "hold_out_tail",
     "kfold",
-    "read_contexts",
-    "read_fit_series",
     "long_output",
     "read_future_frame",
     "read_long_frame",

@@ -8,8 +8,6 @@ the name of the estimator whose fitted channels the input must match, as the err
 
 from __future__ import annotations
 
-import math
-import warnings
 from typing import Any
 
 import numpy as np
@@ -25,9 +23,6 @@ __all__ = [
     "format_output",
     "future_index",
     "format_quantiles",
-    "hold_out_tail",
-    "read_contexts",
-    "read_fit_series",
     "seasonal_period",
 ]
 
@@ -173,27 +168,6 @@ def check_length(values: np.ndarray, context_length: int, horizon: int, what: st
     )
 
 
-def hold_out_tail(
-    values: np.ndarray, fraction: float, context_length: int, horizon: int
-) -> tuple[np.ndarray, np.ndarray | None]:
-    """``(train, validation)`` rows: the last ``fraction`` of the series is the validation series,
-    with ``context_length`` rows of overlap so that its first target is the first held-out row.
-    Too short a series: ``(values, None)`` with a warning."""
-    n_val = int(math.ceil(fraction * len(values)))
-    need = context_length + horizon
-    if n_val >= horizon and len(values) - n_val >= need:
-        return values[: len(values) - n_val], values[len(values) - n_val - context_length :]
-    warnings.warn(
-        f"y has {len(values)} steps: too few to hold out validation_fraction={fraction} "
-        f"({n_val} steps, at least horizon={horizon} needed) and keep {need} for training; "
-        "training without validation and monitoring the training loss. Pass a longer series, "
-        "y_val, or validation_fraction=0 to silence this.",
-        UserWarning,
-        stacklevel=4,
-    )
-    return values, None
-
-
 def seasonal_period(index: pd.Index) -> int:
     """Steps per season read from a time index: a day of sub-daily data, a week of daily data, a
     year (52 or 12) of weekly or monthly data (a ``PeriodIndex`` too, as sktime passes), else 1."""
@@ -212,34 +186,3 @@ def seasonal_period(index: pd.Index) -> int:
     if pd.Timedelta(days=28) <= step <= pd.Timedelta(days=31):
         return 12
     return 1
-
-
-def read_fit_series(y: Any, y_val: Any, validation_fraction: float, context_length: int,
-                    horizon: int, owner: str
-                    ) -> tuple[np.ndarray, dict, np.ndarray, np.ndarray | None]:  # fmt: skip
-    """``fit``'s series checked: ``(values (T, C), info, training rows, validation rows | None)``;
-    the validation rows are ``y_val``, else the tail of ``y`` (:func:`hold_out_tail`)."""
-    values, info = as_series(y, "y")
-    check_length(values, context_length, horizon, "y")
-    if y_val is not None:
-        valid, _ = as_series(y_val, "y_val")
-        check_channels(valid.shape[1], values.shape[1], "y_val", owner)
-        check_length(valid, context_length, horizon, "y_val")
-        return values, info, values, valid
-    if validation_fraction > 0:
-        return values, info, *hold_out_tail(values, validation_fraction, context_length, horizon)
-    return values, info, values, None
-
-
-def read_contexts(y_context: Any, n_channels: int, context_length: int, owner: str
-                  ) -> tuple[np.ndarray, dict | None]:  # fmt: skip
-    """``predict``'s input checked: ``(contexts (n, T, C), info)``; ``info`` is None for a 3-D
-    array of windows, else the kind of the one series given (``n = 1``)."""
-    if getattr(y_context, "ndim", np.ndim(y_context)) == 3:
-        contexts = as_windows(y_context, n_channels, "y_context", owner)
-        check_length(contexts[0], context_length, 0, "y_context")
-        return contexts, None
-    values, info = as_series(y_context, "y_context")
-    check_channels(values.shape[1], n_channels, "y_context", owner)
-    check_length(values, context_length, 0, "y_context")
-    return values[None], info

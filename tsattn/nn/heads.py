@@ -28,9 +28,7 @@ class PoolingHead(nn.Module):
 
     ``with_max=False``: the mean over the real steps (``d_model`` features). ``with_max=True``: the
     mean and the maximum over the real steps, concatenated (``2 * d_model`` features), so a feature
-    that fires at a few steps is not averaged away. Padded steps enter neither. ``extra`` more
-    features ``(B, extra)`` given to ``forward`` (e.g. the stem's pooled blocks) join the pooled
-    ones, after the same dropout.
+    that fires at a few steps is not averaged away. Padded steps enter neither.
     """
 
     def __init__(self, d_model: int, n_outputs: int, dropout: float, with_max: bool = False) -> None:

@@ -20,7 +20,6 @@ import torch
 from torch import nn
 
 from tsattn.layers import MaskedBatchNorm1d
-from tsattn.nn.heads import masked_mean_max
 from tsattn.nn.rocket import RocketTokenizer, minirocket_kernels
 
 __all__ = [
@@ -96,41 +95,37 @@ class PatchTokenizer(nn.Module):
         return tokens, mask
 
 
+#: The narrowest halving block of :class:`ConvTokenizer` (channels), where ``d_model`` allows.
+MIN_WIDTH = 16
+
+
 class ConvTokenizer(nn.Module):
     """A strided convolutional stem: ``n_down`` blocks that each halve the steps, then one block at
     the tokens' resolution; a token sees about ``2**n_down`` steps and their neighbours.
 
     Each block is ``Conv1d`` (kernel ``kernel_size``, stride 2 in the ``n_down`` halving blocks,
     kernel 3 and stride 1 in the last), BatchNorm over the real positions, GELU. The widths double
-    towards ``d_model``: halving block ``i`` has ``max(min_width, d_model / 2**(n_down - 1 - i))``
-    channels, so the long early resolutions stay cheap; the last block has ``d_model``. A series of ``n`` steps gives ``ceil(n / 2**n_down)`` tokens. Padded
-    positions are zeroed after every block, so padding never leaks into real tokens' statistics,
-    and a token is real when its position is below the series' length at that resolution. With
-    ``n_down=0`` it is a small convolutional embedding, one token per step. ``input_blocks``
-    stride-1 blocks (kernel ``kernel_size``, the first halving block's width) come first, at the
-    input's full resolution, so the first halving sees features rather than raw steps. With
-    ``diff=True`` the stem also sees each channel's first difference ``x[t] - x[t-1]`` (0 at a
-    series' first step), BatchNorm-standardised over the real steps, as ``n_channels`` more
-    input channels: the slopes that shape-based classifiers (e.g. MultiRocket) read directly.
+    towards ``d_model``: halving block ``i`` has ``max(MIN_WIDTH, d_model / 2**(n_down - 1 - i))``
+    channels (at most ``d_model``), so the long early resolutions stay cheap; the last block has
+    ``d_model``. A series of ``n`` steps gives ``ceil(n / 2**n_down)`` tokens. Padded positions
+    are zeroed after every block, so padding never leaks into real tokens' statistics, and a token
+    is real when its position is below the series' length at that resolution. With ``n_down=0``
+    it is a small convolutional embedding, one token per step.
     """
 
     positional = True
 
-    def __init__(
-        self, n_channels: int, d_model: int, n_down: int = 0, kernel_size: int = 5,
-        min_width: int = 16, input_blocks: int = 0, diff: bool = False,
-    ) -> None:
+    def __init__(self, n_channels: int, d_model: int, n_down: int = 0, kernel_size: int = 5) -> None:
         super().__init__()
         self.d_model = d_model
         self.n_down = int(n_down)
         k = int(kernel_size)
-        halving = [max(min(min_width, d_model), d_model // 2 ** (self.n_down - 1 - i))
+        halving = [max(min(MIN_WIDTH, d_model), d_model // 2 ** (self.n_down - 1 - i))
                    for i in range(self.n_down)]  # fmt: skip
-        widths = [(halving or [d_model])[0]] * int(input_blocks) + halving + [d_model]
+        widths = halving + [d_model]
         # per block: (kernel, stride); the stride-2 blocks halve the steps
-        shapes = [(k, 1)] * int(input_blocks) + [(k, 2)] * self.n_down + [(3, 1)]
-        self.diff_norm = MaskedBatchNorm1d(n_channels, affine=False) if diff else None
-        inputs = [n_channels * (2 if diff else 1), *widths[:-1]]
+        shapes = [(k, 2)] * self.n_down + [(3, 1)]
+        inputs = [n_channels, *widths[:-1]]
         self.convs = nn.ModuleList(
             nn.Conv1d(i, w, kern, stride=stride, padding=kern // 2)
             for i, w, (kern, stride) in zip(inputs, widths, shapes, strict=True)
@@ -140,24 +135,14 @@ class ConvTokenizer(nn.Module):
     def n_tokens(self, n: int) -> int:
         return -(-n // 2**self.n_down)
 
-    @property
-    def pooled_width(self) -> int:
-        """Features of :meth:`forward`'s ``pooled`` output: mean and maximum of every block but the last."""
-        return 2 * sum(conv.out_channels for conv in self.convs[:-1])
-
     def forward(
-        self, x: torch.Tensor, mask: torch.Tensor | None = None, pooled: bool = False
-    ) -> tuple[torch.Tensor, torch.Tensor | None] | tuple[torch.Tensor, torch.Tensor | None, torch.Tensor]:
-        """``x (B, N, C)`` -> ``(tokens (B, ceil(N / 2**n_down), d_model), mask | None)``; with
-        ``pooled``, also ``(B, pooled_width)``: the mean and the maximum over the real positions of
-        every block's output but the last (the tokens), features at each resolution of the stem."""
+        self, x: torch.Tensor, mask: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """``x (B, N, C)`` -> ``(tokens (B, ceil(N / 2**n_down), d_model), mask | None)``."""
         lengths = None if mask is None else mask.sum(dim=1)
-        if self.diff_norm is not None:
-            d = self.diff_norm(nn.functional.pad(x.diff(dim=1), (0, 0, 1, 0)), mask)
-            x = torch.cat([x, d if mask is None else d * mask[..., None].to(d.dtype)], dim=2)
         h = x.transpose(1, 2)  # (B, C, N)
-        summaries = []
-        for i, (conv, norm) in enumerate(zip(self.convs, self.norms, strict=True)):
+        m = None
+        for conv, norm in zip(self.convs, self.norms, strict=True):
             h = conv(h)
             if lengths is not None and conv.stride[0] == 2:
                 lengths = torch.div(lengths + 1, 2, rounding_mode="floor")
@@ -167,13 +152,9 @@ class ConvTokenizer(nn.Module):
             t = nn.functional.gelu(norm(h.transpose(1, 2), m))  # (B, N', d_model)
             if m is not None:
                 t = t * m[..., None].to(t.dtype)
-            if pooled and i < len(self.convs) - 1:
-                summaries.append(masked_mean_max(t, m))
             h = t.transpose(1, 2)
         mask = None if m is None or bool(m.all()) else m
-        if not pooled:
-            return h.transpose(1, 2), mask
-        return h.transpose(1, 2), mask, torch.cat(summaries, dim=1) if summaries else h.new_zeros(len(h), 0)
+        return h.transpose(1, 2), mask
 
 
 class ConvRocketTokenizer(nn.Module):
@@ -182,19 +163,13 @@ class ConvRocketTokenizer(nn.Module):
 
     positional = True
 
-    def __init__(self, n_channels: int, d_model: int, n_down: int = 0, max_len: int = 9,
-                 **conv: Any) -> None:  # fmt: skip
+    def __init__(self, n_channels: int, d_model: int, n_down: int = 0, max_len: int = 9) -> None:
         super().__init__()
-        self.conv = ConvTokenizer(n_channels, d_model, n_down=n_down, **conv)
+        self.conv = ConvTokenizer(n_channels, d_model, n_down=n_down)
         self.rocket = RocketTokenizer(n_channels, d_model, n_down=n_down, max_len=max_len)
 
     def n_tokens(self, n: int) -> int:
         return self.conv.n_tokens(n)
-
-    @property
-    def pooled_width(self) -> int:
-        """Features of :meth:`forward`'s ``pooled`` output (the stem's, :class:`ConvTokenizer`)."""
-        return self.conv.pooled_width
 
     def fit_levels(self, batches) -> None:
         """The random-kernel maps' levels (:meth:`RocketTokenizer.fit_levels`)."""
@@ -205,14 +180,12 @@ class ConvRocketTokenizer(nn.Module):
         return self.rocket.fixed_features(x, mask)
 
     def forward(
-        self, x: torch.Tensor, mask: torch.Tensor | None = None, pooled: bool = False,
-        fixed: torch.Tensor | None = None,
-    ) -> tuple[torch.Tensor, ...]:
-        """``x (B, N, C)`` -> ``(tokens (B, ceil(N / 2**n_down), d_model), mask | None)``; with
-        ``pooled``, also the stem's pooled blocks (:meth:`ConvTokenizer.forward`); ``fixed``: the
-        random-kernel features computed beforehand (:meth:`fixed_features`)."""
-        out = self.conv(x, mask, pooled=pooled)
-        return (out[0] + self.rocket(x, mask, fixed)[0], *out[1:])
+        self, x: torch.Tensor, mask: torch.Tensor | None = None, fixed: torch.Tensor | None = None,
+    ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """``x (B, N, C)`` -> ``(tokens (B, ceil(N / 2**n_down), d_model), mask | None)``;
+        ``fixed``: the random-kernel features computed beforehand (:meth:`fixed_features`)."""
+        tokens, mask_out = self.conv(x, mask)
+        return tokens + self.rocket(x, mask, fixed)[0], mask_out
 
 
 
@@ -235,16 +208,14 @@ def tokenizer_factory(name: str, n_channels: int, params: dict[str, Any] | None 
     return partial(TOKENIZERS[name], n_channels, **(params or {}))
 
 
-def tokenizer_sizes(name: str, length: int, max_tokens: int, stem: dict[str, Any] | None = None
-                    ) -> dict[str, Any]:  # fmt: skip
+def tokenizer_sizes(name: str, length: int, max_tokens: int) -> dict[str, Any]:
     """The arguments of tokeniser ``name`` (:data:`TOKENIZERS`) that fit series of at most
     ``length`` steps into at most ``max_tokens`` tokens.
 
     ``'patch'``: patches of ``ceil(length / max_tokens)`` steps. ``'conv'``, ``'rocket'`` and
     ``'conv_rocket'``: ``n_down = ceil(log2(length / max_tokens))`` halvings (none when the
     series already fit); the rocket ones also ``max_len = length``, the span their dilations
-    cover. ``stem`` (the ``'conv'`` stem's ``min_width``, ``input_blocks``, ``diff``) is added
-    for the tokenisers with a convolutional stem. ``'step'`` takes none: one token per step.
+    cover. ``'step'`` takes none: one token per step.
     """
     if name not in TOKENIZERS:
         raise ValueError(f"tokenizer must be one of {sorted(TOKENIZERS)}, got {name!r}.")
@@ -255,8 +226,6 @@ def tokenizer_sizes(name: str, length: int, max_tokens: int, stem: dict[str, Any
     sizes: dict[str, Any] = {"n_down": max(0, math.ceil(math.log2(length / max_tokens)))}
     if name in ("rocket", "conv_rocket"):
         sizes["max_len"] = length
-    if name in ("conv", "conv_rocket"):
-        sizes.update(stem or {})
     return sizes
 
 

@@ -3,7 +3,7 @@
 Every estimator trains through :func:`train` with :class:`EarlyStopping`, :class:`NaNGuard`,
 :class:`LRScheduler` and :class:`ProgressBar` followed by the user's callbacks, and predicts
 through :func:`predict`. Data lives on the device as padded tensors (:class:`TensorData`), or
-as one series cut into windows on the fly (:class:`WindowData`).
+as series cut into windows on the fly (:class:`WindowData`, every window cut by :func:`cut`).
 """
 
 from tsattn.training.augment import SliceAndScale
@@ -22,7 +22,7 @@ from tsattn.training.fixed import cache_fixed_features, fit_levels
 from tsattn.training.loop import Budget, TrainResult, predict, train
 from tsattn.training.optim import adamw
 from tsattn.training.threads import ThreadBudget
-from tsattn.training.windows import CovariateWindowData, WindowData
+from tsattn.training.windows import WindowData, cut
 
 __all__ = [
     "Callback",
@@ -38,7 +38,6 @@ __all__ = [
     "Budget",
     "TrainResult",
     "TrainingDivergedError",
-    "CovariateWindowData",
     "WindowData",
     "adamw",
     "autocast",
@@ -49,4 +48,5 @@ __all__ = [
     "seeded",
     "torch_threads",
     "train",
+    "cut",
 ]

@@ -61,7 +61,7 @@ def make_folds(estimator: Any, X: Any, y: Any, cv: Any) -> list[tuple[Any, Any]]
 
 
 def _expanding_folds(estimator: Any, X: Any, cv: Any) -> list[tuple[int, int]]:
-    from tsattn.estimators._forecaster_params import series_context
+    from tsattn.estimators.forecaster.params import series_context
     from tsattn.io import as_series
 
     if isinstance(cv, bool) or not isinstance(cv, int) or cv < 1:

@@ -8,6 +8,8 @@
   of 002); token views: :mod:`.patch` (``"patch"``, PatchTST), :mod:`.variate` (``"variate"``,
   iTransformer).
 - :mod:`.anchor`: the linear anchor and the seasonal profile it reads.
+- :mod:`.covariates`: the covariate adapter (past and future-known covariates) and the LEAR-style
+  anchor of a network with covariates.
 """
 
 from tsattn.nn.forecasting.anchor import (
@@ -16,14 +18,20 @@ from tsattn.nn.forecasting.anchor import (
     seasonal_profile,
     window_phases,
 )
+from tsattn.nn.forecasting.covariates import (
+    CovariateAnchor,
+    CovariateInput,
+    TemporalDecoder,
+    anchor_features,
+)
 from tsattn.nn.forecasting.fourier import (
     FourierExtrapolation,
     FourierHead,
     fourier_extrapolate,
     lowest_frequency_indices,
 )
-from tsattn.nn.forecasting.linear import LinearForecastHead, LinearHead
-from tsattn.nn.forecasting.network import INSTANCE_NORM_EPS, ForecastingTransformer
+from tsattn.nn.forecasting.linear import LinearHead
+from tsattn.nn.forecasting.network import INSTANCE_NORM_EPS, ForecastingTransformer, instance_norm
 from tsattn.nn.forecasting.patch import OverlappingPatchTokenizer, PatchView
 from tsattn.nn.forecasting.registry import (
     CAPABILITIES,
@@ -44,13 +52,14 @@ from tsattn.nn.forecasting.variate import VariateTokenizer, VariateView
 
 __all__ = [
     "CAPABILITIES",
+    "CovariateAnchor",
+    "CovariateInput",
     "INSTANCE_NORM_EPS",
     "ForecastHead",
     "ForecastingTransformer",
     "FourierExtrapolation",
     "FourierHead",
     "LinearAnchor",
-    "LinearForecastHead",
     "LinearHead",
     "OverlappingPatchTokenizer",
     "PatchView",
@@ -58,6 +67,8 @@ __all__ = [
     "TokenView",
     "VariateTokenizer",
     "VariateView",
+    "TemporalDecoder",
+    "anchor_features",
     "anchor_forecast",
     "check_combination",
     "combinations",
@@ -65,6 +76,7 @@ __all__ = [
     "get_head",
     "get_view",
     "head_hyperparameters",
+    "instance_norm",
     "list_heads",
     "list_views",
     "lowest_frequency_indices",

@@ -85,4 +85,5 @@ class FourierHead(ForecastHead):
         self.extrapolation = FourierExtrapolation(horizon, N_HARM.check(n_harm))
 
     def forward(self, h: torch.Tensor) -> torch.Tensor:
-        return self.extrapolation(self.layout.to_steps(self.output_projection(h)))
+        steps = self.layout.to_steps(self.output_projection(h))  # every column the tokens hold
+        return self.extrapolation(steps[..., : self.layout.channels])

@@ -9,7 +9,7 @@ from torch import nn
 from tsattn.layers import Dropout
 from tsattn.nn.forecasting.registry import ForecastHead, TokenLayout, register_head
 
-__all__ = ["LinearForecastHead", "LinearHead"]
+__all__ = ["LinearHead"]
 
 
 @register_head("linear")
@@ -35,12 +35,3 @@ class LinearHead(ForecastHead):
             return self.linear(self.dropout(h)).transpose(1, 2)
         b = h.shape[0]
         return self.linear(self.dropout(h).reshape(b, -1)).reshape(b, self.horizon, self.channels)
-
-
-class LinearForecastHead(LinearHead):
-    """:class:`LinearHead` over ``n_tokens`` tokens of time: ``(B, n_tokens, d_model)`` ->
-    ``(B, horizon, c_out)``, for a network that cuts its own tokens (:mod:`tsattn.nn.covariates`)."""
-
-    def __init__(self, n_tokens: int, d_model: int, horizon: int, c_out: int, dropout: float) -> None:
-        layout = TokenLayout(n_tokens, d_model, c_out, n_tokens, by_channel=False, token_values=None)
-        super().__init__(layout, horizon, dropout)

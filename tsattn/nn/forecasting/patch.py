@@ -1,6 +1,7 @@
 """Patch tokens (``tokens="patch"``, the default): the window cut into patches of ``patch_len``
 steps (PatchTST), side by side or every ``patch_stride`` steps (overlapping, PatchTST's 16 every 8),
-each channel its own univariate series with ``channel_independent``."""
+each channel its own univariate series with ``channel_independent``; covariate columns, where a
+sample has them, ride in every token beside the target's."""
 
 from __future__ import annotations
 
@@ -79,28 +80,31 @@ class PatchView(TokenView):
 
     @classmethod
     def capabilities(cls, *, patch_len: Any = None, patch_stride: Any = None, **_: Any) -> frozenset[str]:
-        return frozenset() if _overlap(patch_len, patch_stride) else frozenset({"steps"})
+        steps = frozenset() if _overlap(patch_len, patch_stride) else frozenset({"steps"})
+        return steps | {"covariates"}
 
     def __init__(self, n_channels: int, context_length: int, *, patch_len: int,
                  patch_stride: int | None = None, channel_independent: bool = True,
-                 **_: Any) -> None:  # fmt: skip
+                 covariates: int = 0, **_: Any) -> None:  # fmt: skip
         self.n_channels, self.context_length = n_channels, context_length
         self.patch_len, self.stride = int(patch_len), patch_stride
-        self.channel_independent = bool(channel_independent)
+        # with covariates a sample is one target channel and its covariates, in every token
+        self.channel_independent = bool(channel_independent) and not covariates
         self.channels = 1 if self.channel_independent else n_channels
+        self.columns = self.channels + int(covariates)
 
     def tokenizer(self) -> Callable[[int], nn.Module]:
         if _overlap(self.patch_len, self.stride):
-            return partial(OverlappingPatchTokenizer, self.channels, patch_len=self.patch_len,
+            return partial(OverlappingPatchTokenizer, self.columns, patch_len=self.patch_len,
                            stride=self.stride)  # fmt: skip
-        return partial(PatchTokenizer, self.channels, patch_len=self.patch_len)
+        return partial(PatchTokenizer, self.columns, patch_len=self.patch_len)
 
     def layout(self, tokenizer: nn.Module, d_model: int) -> TokenLayout:
         overlap = _overlap(self.patch_len, self.stride)
         return TokenLayout(tokenizer.n_tokens(self.context_length), d_model, self.channels,
                            self.context_length, by_channel=False,
-                           token_values=None if overlap else self.patch_len * self.channels,
-                           pad=tokenizer.pad(self.context_length))  # fmt: skip
+                           token_values=None if overlap else self.patch_len * self.columns,
+                           pad=tokenizer.pad(self.context_length), columns=self.columns)  # fmt: skip
 
     def samples(self, x: torch.Tensor) -> torch.Tensor:
         if not self.channel_independent:

@@ -24,7 +24,7 @@ Recipe: a new forecasting head
    once in that file.
 3. Import the file in ``tsattn/nn/forecasting/__init__.py`` (registration happens at import).
 4. A hyperparameter users set: a field of
-   :class:`~tsattn.estimators._forecaster_params.ForecasterParams` built from its declaration,
+   :class:`~tsattn.estimators.forecaster.params.ForecasterParams` built from its declaration,
    ``name: int = param(HP.default, HP.constraint, HP.doc)``; the estimator hands the head the
    fields its declarations name.
 5. Tests: the head's own maths against a slow reference in ``tests/nn/``, and a fit of
@@ -67,6 +67,7 @@ __all__ = [
 #: What a token view may give a head, by name (a head lists those it needs in ``requires``).
 CAPABILITIES = {
     "steps": "tokens that decode to the window's steps, each to the ones it covers",
+    "covariates": "tokens that hold covariate columns beside the target's",
 }
 
 
@@ -77,9 +78,11 @@ class TokenLayout:
     ``channels``: the channels a sample forecasts (the last axis of the head's output ``(B',
     horizon, channels)``). ``by_channel``: the tokens are the channels (``n_tokens ==
     channels``), not spans of time. ``token_values``: how many values each token decodes to for
-    :meth:`to_steps` (``steps_per_token * channels`` for spans of time, ``context_length`` for
+    :meth:`to_steps` (``steps_per_token * columns`` for spans of time, ``context_length`` for
     channels); None where the tokens do not decode to steps (overlapping patches). ``pad``: the
-    steps the view added before the window (dropped by :meth:`to_steps`).
+    steps the view added before the window (dropped by :meth:`to_steps`). ``columns``: the
+    values of one step the tokens hold (None: ``channels``; the target's and the covariates'
+    with covariates, the forecast channels first).
     """
 
     n_tokens: int
@@ -89,21 +92,25 @@ class TokenLayout:
     by_channel: bool
     token_values: int | None
     pad: int = 0
+    columns: int | None = None
 
     def to_steps(self, values: torch.Tensor) -> torch.Tensor:
         """Decoded tokens ``(B', n_tokens, token_values)`` -> the window's steps ``(B',
-        context_length, channels)``."""
+        context_length, columns)`` (the forecast channels first)."""
         if self.token_values is None:
             raise ValueError("these tokens do not decode to steps (overlapping patches).")
         if self.by_channel:  # a token per channel, decoded to that channel's window
             return values.transpose(1, 2)
-        return values.reshape(values.shape[0], -1, self.channels)[:, self.pad :]
+        columns = self.channels if self.columns is None else self.columns
+        return values.reshape(values.shape[0], -1, columns)[:, self.pad :]
 
 
 class TokenView:
     """A registered way to cut a window into tokens. Built with ``(n_channels, **options)``, the
     options being the estimator's ``context_length``, ``patch_len``, ``patch_stride`` and
-    ``channel_independent`` (each view reads its own); :meth:`tokenizer`
+    ``channel_independent`` (each view reads its own), and ``covariates``, the covariate columns
+    a sample holds after its ``n_channels`` target columns (0: none; a view that takes them gives
+    ``"covariates"`` and puts them in its tokens beside the target's); :meth:`tokenizer`
     gives the trunk its factory ``d_model -> tokeniser``, :meth:`layout` what the encoded tokens
     are, :meth:`samples` / :meth:`series` the reshaping around the trunk."""
 
@@ -212,14 +219,15 @@ def head_hyperparameters(name: str) -> dict[str, Any]:
     return {hp.name: hp.default for hp in get_head(name).hyperparameters}
 
 
-def check_combination(head: str, tokens: str, **options: Any) -> None:
+def check_combination(head: str, tokens: str, covariates: bool = False, **options: Any) -> None:
     """Raise ``ValueError`` unless head ``head`` and view ``tokens`` with ``options`` (of
     ``context_length``, ``patch_len``, ``patch_stride``, ``channel_independent``) combine: the
-    view takes the options, and gives the head what it ``requires``. The estimator calls it with
-    its parameters, the network with its sizes."""
+    view takes the options, and gives the head what it ``requires`` (and, with ``covariates``,
+    ``"covariates"``). The estimator calls it with its parameters, the network with its sizes."""
     head_cls, view = get_head(head), get_view(tokens)
     view.check(**options)
-    missing = sorted(head_cls.requires - view.capabilities(**options))
+    needs = head_cls.requires | ({"covariates"} if covariates else frozenset())
+    missing = sorted(needs - view.capabilities(**options))
     if missing:
         read = ", ".join(f"{k}={options[k]!r}" for k in view.options if k in options)
         raise ValueError(

@@ -58,10 +58,12 @@ class VariateView(TokenView):
 
     @classmethod
     def capabilities(cls, **_: Any) -> frozenset[str]:
-        return frozenset({"steps"})
+        return frozenset({"steps", "covariates"})
 
-    def __init__(self, n_channels: int, context_length: int, **_: Any) -> None:
-        self.n_channels, self.context_length = n_channels, context_length
+    def __init__(self, n_channels: int, context_length: int, covariates: int = 0, **_: Any) -> None:
+        # covariates are variates too: a token each beside the targets' (as iTransformer reads
+        # exogenous series); the network keeps the targets' forecasts
+        self.n_channels, self.context_length = n_channels + int(covariates), context_length
 
     def tokenizer(self) -> Callable[[int], nn.Module]:
         return partial(VariateTokenizer, self.n_channels, context_length=self.context_length)

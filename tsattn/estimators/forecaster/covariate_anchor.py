@@ -3,10 +3,10 @@
 LEAR (Lago et al. 2021), the strong linear baseline of day-ahead price forecasting, regresses
 each hour of the next day on the recent prices and the day-ahead forecasts of the covariates. Here
 each horizon step is a ridge regression on the target channel's and the covariates' context rows
-and the future-known covariates' rows of the whole horizon (:func:`tsattn.nn.covariates.anchor_features`), every
+and the future-known covariates' rows of the whole horizon (:func:`tsattn.nn.forecasting.covariates.anchor_features`), every
 (window, target channel) of the training windows a row, in the per-series standardised units.
 The penalty is chosen among :data:`PENALTIES` by blocked cross-validation over the training and
-validation windows, and the map is then fitted on all of them. :func:`tsattn.estimators._anchor.fit_blend` then weighs it against the network.
+validation windows, and the map is then fitted on all of them (:mod:`.ridge`). :func:`.anchors.fit_blend` then weighs it against the network.
 """
 
 from __future__ import annotations
@@ -14,8 +14,9 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from tsattn.nn.covariates import anchor_features
-from tsattn.training import CovariateWindowData
+from tsattn.estimators.forecaster import ridge
+from tsattn.nn.forecasting.covariates import anchor_features
+from tsattn.training import WindowData
 
 __all__ = ["PENALTIES", "fit_covariate_anchor"]
 
@@ -30,37 +31,35 @@ BLOCKS = 5
 _HELD = 4_096
 
 
-def _moments(data: CovariateWindowData, rows: np.ndarray, context_length: int,
-             future: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+def _moments(data: WindowData, rows: np.ndarray, context_length: int,
+             future: tuple[int, ...]) -> ridge.Moments:  # fmt: skip
     """``(X'X, X'Y)`` over samples ``rows`` of ``data``, a constant column last."""
-    xtx = xty = None
-    for a in range(0, len(rows), _CHUNK):
-        idx = torch.as_tensor(rows[a : a + _CHUNK], device=data.x.device)
-        feats = anchor_features(data.gather(idx), context_length, future).double().cpu().numpy()
-        feats = np.hstack([feats, np.ones((len(feats), 1))])
-        target = data.gather(idx, target=True)[..., 0].double().cpu().numpy()
-        xtx = feats.T @ feats if xtx is None else xtx + feats.T @ feats
-        xty = feats.T @ target if xty is None else xty + feats.T @ target
-    return xtx, xty
+    def features(r: np.ndarray) -> tuple:
+        feats, target = _features(data, r, context_length, future)
+        return np.hstack([feats, np.ones((len(feats), 1))]), target, None
+
+    return ridge.moments((rows[a : a + _CHUNK] for a in range(0, len(rows), _CHUNK)), features)
 
 
-def _solve(xtx: np.ndarray, xty: np.ndarray, n_rows: int, penalty: float) -> np.ndarray:
-    reg = np.eye(len(xtx)) * penalty * n_rows
-    reg[-1, -1] = 0.0  # the constant is not shrunk
-    return np.linalg.solve(xtx + reg, xty)
-
-
-def _predict(coef: np.ndarray, data, rows: np.ndarray, context_length: int,
-             future: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+def _features(data: WindowData, rows: np.ndarray, context_length: int,
+              future: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """The anchor's features ``(n, features)`` and targets ``(n, horizon)`` of samples ``rows``."""
     idx = torch.as_tensor(rows, device=data.x.device)
     feats = anchor_features(data.gather(idx), context_length, future).double().cpu().numpy()
-    return feats @ coef[:-1] + coef[-1], data.gather(idx, target=True)[..., 0].double().cpu().numpy()
+    return feats, data.gather(idx, target=True)[..., 0].double().cpu().numpy()
 
 
-def fit_covariate_anchor(train: CovariateWindowData, valid: CovariateWindowData | None,
+def _predict(coef: np.ndarray, data: WindowData, rows: np.ndarray, context_length: int,
+             future: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    feats, target = _features(data, rows, context_length, future)
+    return feats @ coef[:-1] + coef[-1], target
+
+
+def fit_covariate_anchor(train: WindowData, valid: WindowData | None, future: tuple[int, ...],
                          rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, float]:  # fmt: skip
     """Fit the anchor on ``train``'s and ``valid``'s samples (at most :data:`MAX_ROWS` of each, a
-    random subset from ``rng``), its penalty chosen by blocked cross-validation: the training
+    random subset from ``rng``; ``future`` the covariates read on the horizon), its penalty chosen
+    by blocked cross-validation: the training
     samples cut into :data:`BLOCKS` stretches of time and the validation samples as one more, each
     forecast by the ridge fitted on the others (the moments of each block are summed once, so
     every fold costs one solve). The validation rows' latest regime alone chose penalties that
@@ -68,7 +67,7 @@ def fit_covariate_anchor(train: CovariateWindowData, valid: CovariateWindowData 
 
     Returns ``(weight (horizon, features), bias (horizon,), penalty)``.
     """
-    n, future = train.context_length, train.future
+    n = train.context_length
     parts = [(train, _rows(len(train), rng))]
     if valid is not None and len(valid):
         parts.append((valid, _rows(len(valid), rng)))
@@ -83,11 +82,11 @@ def fit_covariate_anchor(train: CovariateWindowData, valid: CovariateWindowData 
     for data, rows, bxx, bxy in blocks:
         held = rows if len(rows) <= _HELD else np.sort(rng.choice(rows, size=_HELD, replace=False))
         for k, lam in enumerate(PENALTIES):
-            coef = _solve(xtx - bxx, xty - bxy, total - len(rows), lam)
+            coef = ridge.solve(xtx - bxx, xty - bxy, lam, total - len(rows))
             pred, target = _predict(coef, data, held, n, future)
             errors[k] += float(np.mean((pred - target) ** 2)) / len(blocks)
     penalty = PENALTIES[int(np.argmin(errors))]
-    coef = _solve(xtx, xty, total, penalty)
+    coef = ridge.solve(xtx, xty, penalty, total)
     return coef[:-1].T, coef[-1], penalty
 
 

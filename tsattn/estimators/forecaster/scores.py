@@ -1,28 +1,21 @@
-"""The forecaster's context windows as the network reads them, and its scores over windows."""
+"""The forecaster's errors over context windows (``mse``, ``mae``; ``TSForecaster.score`` is the
+negative MSE), and the step budget a fit would take (``planned_steps``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import numpy as np
-import torch
 from sklearn.utils.validation import check_is_fitted
 
-from tsattn.estimators._forecaster_params import series_context
-from tsattn.training import TensorData
+from tsattn.estimators.forecaster.params import series_context
 
-__all__ = ["WindowScores", "window_tensors"]
-
-
-def window_tensors(contexts: np.ndarray, device: torch.device) -> TensorData:
-    """Complete context windows ``(n, L, C)`` as float32 :class:`TensorData` on ``device``."""
-    lengths = torch.full((len(contexts),), contexts.shape[1], dtype=torch.long, device=device)
-    return TensorData(torch.tensor(contexts, dtype=torch.float32, device=device), lengths)
+__all__ = ["WindowScores"]
 
 
 class WindowScores:
-    """``mse``, ``mae`` and ``score`` of a forecaster over context windows and their targets, and
-    the step budget a fit would take."""
+    """``mse`` and ``mae`` of a forecaster over context windows and their targets, and the step
+    budget a fit would take."""
 
     def planned_steps(self, n_rows: int, n_channels: int) -> int | None:
         """The optimiser steps a fit on a training series of ``n_rows`` rows (the part left after
@@ -43,10 +36,6 @@ class WindowScores:
     def mae(self, y_context_windows: Any, y_true_windows: Any) -> float:
         """Mean absolute error; arguments as :meth:`mse`."""
         return float(np.mean(np.abs(self._errors(y_context_windows, y_true_windows))))
-
-    def score(self, y_context_windows: Any, y_true_windows: Any) -> float:
-        """*Negative* MSE (higher is better, as scikit-learn's model selection expects)."""
-        return -self.mse(y_context_windows, y_true_windows)
 
     def _errors(self, contexts: Any, targets: Any) -> np.ndarray:
         check_is_fitted(self, "module_")

@@ -2,7 +2,7 @@
 
 After training, the forecast errors on the validation windows (the training windows when there is
 no validation data, which gives intervals that are too narrow), pooled with out-of-fold errors of
-a level-free ridge over the whole training period (``_anchor.crossfit_errors``: the validation
+a level-free ridge over the whole training period (:func:`.anchors.crossfit_errors`: the validation
 windows cover one stretch of time, often one regime, and few of them at long horizons), are divided
 by each window's own spread, ``sqrt(var(context) + floor**2)`` over time, and their quantiles kept
 per horizon step on a fine grid of levels (:data:`LEVELS`). The pooling was chosen on validation:

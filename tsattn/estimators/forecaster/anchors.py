@@ -1,4 +1,7 @@
-"""The simple forecaster ``TSForecaster`` blends with its network, so that it is never worse than
+"""The ridge anchors ``TSForecaster`` blends its network with (without covariates; with them,
+:mod:`.covariate_anchor`).
+
+The simple forecaster ``TSForecaster`` blends with its network, so that it is never worse than
 the trivial forecasts on the validation windows.
 
 ``linear``: a direct linear regression of the ``horizon`` next values on the ``context_length``
@@ -32,6 +35,9 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from tsattn.estimators.forecaster import ridge
+from tsattn.training import cut
+
 __all__ = ["ANCHORS", "AnchorFit", "candidates", "choose", "crossfit_errors", "cycle_profile",
            "fit_anchor", "fit_blend", "fit_blends", "fit_linear_anchor", "last_value_anchor"]
 
@@ -63,36 +69,33 @@ def fit_linear_anchor(
     """Ridge regression of targets on contexts over the windows ``starts`` of ``series (T, C)``.
 
     Every (window, channel) pair is a row, at most :data:`MAX_ROWS` of them (a random subset
-    drawn from ``rng`` above that); sums are accumulated in chunks, so memory stays bounded
-    whatever the horizon and channel count. ``relative``: regress ``target - x_last`` on
-    ``context - x_last`` (level-free, NLinear); the map ``x_last + W (x - x_last) + b`` is returned
-    as the plain linear map it is (``W`` with ``1 - sum(W)`` added to the last lag's weight), its
-    penalty :data:`RIDGE_LEVEL_FREE` (:data:`RIDGE` otherwise). ``weights (len(starts),)``: each
-    window's weight in the squared errors (default 1); the penalty grows with their sum.
-    Returns ``(weight (horizon, L), bias (horizon,))``.
+    drawn from ``rng`` above that); the moments are summed in chunks (:mod:`.ridge`), so memory
+    stays bounded whatever the horizon and channel count. ``relative``: regress ``target -
+    x_last`` on ``context - x_last`` (level-free, NLinear); the map ``x_last + W (x - x_last) +
+    b`` is returned as the plain linear map it is (``W`` with ``1 - sum(W)`` added to the last
+    lag's weight), its penalty :data:`RIDGE_LEVEL_FREE` (:data:`RIDGE` otherwise). ``weights
+    (len(starts),)``: each window's weight in the squared errors (default 1); the penalty grows
+    with their sum. Returns ``(weight (horizon, L), bias (horizon,))``.
     """
     n_channels = series.shape[1]
     rows = np.arange(len(starts) * n_channels)
     if len(rows) > MAX_ROWS:
         rows = np.sort(rng.choice(len(rows), size=MAX_ROWS, replace=False))
     window = np.arange(context_length + horizon)
-    xtx = np.zeros((context_length + 1, context_length + 1))
-    xty = np.zeros((context_length + 1, horizon))
     total = float(len(rows))
     if weights is not None:
         total = float(np.sum(weights[rows // n_channels]))
-    for i in range(0, len(rows), _CHUNK):
-        r = rows[i : i + _CHUNK]
-        values = series[starts[r // n_channels][:, None] + window, (r % n_channels)[:, None]]
+
+    def features(r: np.ndarray) -> tuple:
+        values = cut(series, starts[r // n_channels], window, r % n_channels)
         if relative:
             values = values - values[:, context_length - 1 : context_length]
         x = np.concatenate([values[:, :context_length], np.ones((len(r), 1))], axis=1)
-        xw = x if weights is None else x * weights[r // n_channels][:, None]
-        xtx += xw.T @ x
-        xty += xw.T @ values[:, context_length:]
-    penalty = np.full(context_length + 1, (RIDGE_LEVEL_FREE if relative else RIDGE) * total)
-    penalty[-1] = 0.0  # the constant is not shrunk
-    coef = np.linalg.solve(xtx + np.diag(penalty), xty)  # (L + 1, horizon)
+        return x, values[:, context_length:], None if weights is None else weights[r // n_channels]
+
+    chunks = (rows[i : i + _CHUNK] for i in range(0, len(rows), _CHUNK))
+    coef = ridge.solve(*ridge.moments(chunks, features),
+                       RIDGE_LEVEL_FREE if relative else RIDGE, total)  # (L + 1, horizon)
     weight = coef[:-1].T.copy()
     if relative:  # x_last + W (x - x_last): the last lag's weight gains 1 - sum(W)
         weight[:, -1] += 1.0 - weight.sum(axis=1)
@@ -244,7 +247,7 @@ def crossfit_errors(series: np.ndarray, starts: np.ndarray, context_length: int,
         fit = fit_anchor("nlinear", series, outside, context_length, horizon, 1, rng)
         if len(inside) > per_block:
             inside = np.sort(rng.choice(inside, size=per_block, replace=False))
-        windows = series[inside[:, None] + np.arange(span)]  # (n, L + h, C)
+        windows = cut(series, inside, np.arange(span))  # (n, L + h, C)
         parts.append((windows[:, :context_length], fit.forecast(windows[:, :context_length]),
                       windows[:, context_length:]))  # fmt: skip
     if not parts:

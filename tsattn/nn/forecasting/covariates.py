@@ -1,42 +1,34 @@
-"""The forecasting network that reads covariates: known in the past only, or for the future too.
+"""Covariates as an input adapter of the forecasting network: known in the past only, or for the
+future too.
 
-A sample is one target channel of one window, packed with its covariates as
-``x (B, context_length + horizon, 1 + k)``: column 0 the target (its horizon rows zero: never
-read), columns ``1..k`` the covariates, of which those listed in ``future`` are read on the
-horizon's rows too (the others' horizon rows are zero and never read). The target's context is
-instance-normalised (RevIN) and, with the covariates' context rows beside it, cut into patch
-tokens that hold every column of their steps (the covariates as extra input channels of the
-patch tokens), encoded by the shared trunk with any registered attention, flattened and mapped
-linearly to the horizon; the future-known covariates' horizon rows enter that linear map too (the
-horizon's side of the network), so a forecast step reads the covariates known for it. With
-``decoder`` a per-step MLP (TiDE's temporal decoder, Das et al. 2023, section 4.1) then corrects
-every step from that step's linear forecast, its future-known covariates, a few numbers the trunk
-gives for it and the context's level and swing: the answer to a covariate need not be a straight
-line (a price follows the merit order, a convex curve of the load).
+With covariates a sample is one target channel of one window, packed with them as ``x (B,
+context_length + horizon, 1 + k)``: column 0 the target (its horizon rows zero: never read),
+columns ``1..k`` the covariates, of which those listed in ``future`` are read on the horizon's
+rows too (the others' horizon rows are zero and never read). The network
+(:class:`~tsattn.nn.forecasting.ForecastingTransformer`) instance-normalises the target's context,
+hands it with the covariates' context rows beside it to any registered token view as extra input
+columns (a view that gives ``"covariates"``), encodes and maps it with any registered head, and
+this adapter (:class:`CovariateInput`) then adds what the horizon's covariates say: the future-known
+covariates' horizon rows through a linear map (the horizon's side of the network) and, with
+``decoder``, a per-step MLP (TiDE's temporal decoder, Das et al. 2023, section 4.1) that corrects
+every step from that step's forecast, its future-known covariates, a few numbers the trunk gives
+for it and the context's level and swing: the answer to a covariate need not be a straight line
+(a price follows the merit order, a convex curve of the load).
 
 The fixed part it is blended with (:class:`CovariateAnchor`) is a linear model of the horizon on
 the target's and the covariates' context rows and the future covariates' horizon rows,
-LEAR-style (Lago et al. 2021),
-solved in closed form by the estimator (:mod:`tsattn.estimators._covariate_anchor`).
+LEAR-style (Lago et al. 2021), solved in closed form by the estimator.
 """
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any
 
 import torch
 from torch import nn
 
-from tsattn.nn.forecasting import LinearForecastHead
-from tsattn.nn.forecasting.anchor import Blended
-from tsattn.nn.tokenizers import PatchTokenizer
-from tsattn.nn.trunk import EncoderTrunk
+__all__ = ["CovariateAnchor", "CovariateInput", "TemporalDecoder", "anchor_features"]
 
-__all__ = ["CovariateAnchor", "CovariateForecaster", "TemporalDecoder", "anchor_features"]
-
-#: Added to each window's variance in the instance normalisation (RevIN's).
-EPS = 1e-5
 #: The temporal decoder's numbers per horizon step from the trunk, and its hidden width.
 STEP_FEATURES, DECODER_HIDDEN = 4, 64
 
@@ -109,59 +101,47 @@ class TemporalDecoder(nn.Module):
         return self.mlp(torch.cat([out, fut, steps, stats], dim=2))
 
 
-class CovariateForecaster(Blended, EncoderTrunk):
-    """Packed windows ``(B, context_length + horizon, 1 + n_covariates)`` -> ``(B, horizon, 1)``.
+class CovariateInput(nn.Module):
+    """The network's covariate adapter: what the horizon's covariates add to a head's forecast.
 
     Parameters
     ----------
     context_length, horizon : steps read and forecast.
     n_covariates : covariate columns ``k`` after the target.
     future : indices (among the ``k``) of the covariates known for the horizon.
-    patch_len : steps per token.
-    anchor : blend with a :class:`CovariateAnchor`: ``blend * network + (1 - blend) * anchor``,
-        ``blend`` a buffer (1 until :meth:`set_blend`, so training sees the network alone).
-    decoder : the per-step MLP after the linear head (:class:`TemporalDecoder`); the estimator
-        builds it when some covariates are known for the horizon (False for networks saved
-        before it).
-    **trunk : the trunk's parameters (:class:`~tsattn.nn.trunk.EncoderTrunk`), every one given.
+    decoder : the per-step MLP (:class:`TemporalDecoder`); the estimator builds it when some
+        covariates are known for the horizon (False for networks saved before it).
+    encoded : values of one sample's encoded tokens (``n_tokens * d_model``), the decoder's input.
+    dropout : the decoder's dropout.
     """
 
     def __init__(self, context_length: int, horizon: int, *, n_covariates: int,
-                 future: tuple[int, ...], patch_len: int, anchor: bool, decoder: bool = False,
-                 **trunk: Any) -> None:  # fmt: skip
+                 future: tuple[int, ...], decoder: bool, encoded: int, dropout: float) -> None:  # fmt: skip
+        super().__init__()
         future = tuple(int(f) for f in future)
         if any(not 0 <= f < n_covariates for f in future):
             raise ValueError(f"future covariate indices {future} must lie in [0, {n_covariates}).")
-        tokenizer = partial(PatchTokenizer, 1 + int(n_covariates), patch_len=patch_len)
-        super().__init__(tokenizer, max_len=context_length, **trunk)
         self.context_length, self.horizon = int(context_length), int(horizon)
         self.n_covariates, self.future = int(n_covariates), future
-        n_tokens = self.tokenizer.n_tokens(self.context_length)
-        self.head = LinearForecastHead(n_tokens, self.d_model, self.horizon, 1, self.dropout_rate)
         self.future_map = nn.Linear(self.horizon * len(future), self.horizon) if future else None
         if self.future_map is not None:  # training starts from the network without them
             nn.init.zeros_(self.future_map.weight)
             nn.init.zeros_(self.future_map.bias)
-        self.decoder = (TemporalDecoder(n_tokens * self.d_model, self.horizon, len(future),
-                                        self.dropout_rate) if decoder else None)  # fmt: skip
-        self.anchor = (CovariateAnchor(self.context_length, self.horizon, self.n_covariates, future)
-                       if anchor else None)  # fmt: skip
-        self.register_buffer("blend", torch.ones(()))
+        self.decoder = (TemporalDecoder(encoded, self.horizon, len(future), dropout)
+                        if decoder else None)  # fmt: skip
 
-    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None,
-                parts: bool = False) -> torch.Tensor | tuple[torch.Tensor, ...]:  # fmt: skip
-        """``x (B, L + H, 1 + k)`` -> ``(B, H, 1)``; ``parts``: ``(forecast, network, anchor)``."""
-        if mask is not None:
-            raise ValueError("forecasting windows have no padding; mask must be None.")
-        n = self.context_length
-        target, past = x[:, :n, :1], x[:, :n, 1:]
-        mean = target.mean(dim=1, keepdim=True)
-        std = torch.sqrt(target.var(dim=1, keepdim=True) + EPS)
-        h, _, _ = self.encode(torch.cat([(target - mean) / std, past], dim=2))
-        out = self.head(h)
-        fut = x[:, n:, 1:][:, :, list(self.future)]  # (B, H, len(future))
+    def anchor(self) -> CovariateAnchor:
+        """The anchor these covariates are read by (the last value until it is fitted)."""
+        return CovariateAnchor(self.context_length, self.horizon, self.n_covariates, self.future)
+
+    def forward(self, out: torch.Tensor, x: torch.Tensor, h: torch.Tensor, mean: torch.Tensor,
+                std: torch.Tensor) -> torch.Tensor:  # fmt: skip
+        """The head's forecast ``out (B, H, 1)`` in the target's normalised units, corrected by the
+        future covariates' rows of the packed windows ``x (B, L + H, 1 + k)``; ``h`` the encoded
+        tokens, ``mean`` and ``std`` ``(B, 1, 1)`` the target context's instance statistics."""
+        fut = x[:, self.context_length :, 1:][:, :, list(self.future)]  # (B, H, len(future))
         if self.future_map is not None:
             out = out + self.future_map(fut.reshape(x.shape[0], -1))[..., None]
         if self.decoder is not None:
             out = out + self.decoder(out, fut, h, mean, std)
-        return self.blended(x, out * std + mean, parts)
+        return out
