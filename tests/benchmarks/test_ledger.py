@@ -189,3 +189,19 @@ def test_panel_rows_carry_the_id_of_the_run_that_wrote_them(tmp_path):
     run = json.loads((tmp_path / "run.json").read_text())["runs"][0]
     assert list(rows.columns) == [*columns, "run_id"]
     assert rows.run_id.isna().tolist() == [True, False] and rows.run_id[1] == run["id"]
+
+
+def test_a_collection_run_keeps_its_folders_status(tmp_path):
+    """``bench classify|regress`` rewrite ``config.json`` at each invocation: a new folder says
+    ``current``, and a status written there (``superseded (by ...)``) stays (issue 78)."""
+    from tsattn.benchmarks.collection_run import _save_config
+
+    path = tmp_path / "config.json"
+    _save_config(path, {"seeds": [0]}, "tsattn bench classify --seeds 0")
+    assert json.loads(path.read_text())["status"] == "current"
+    data = json.loads(path.read_text())
+    path.write_text(json.dumps({**data, "status": "superseded (by ../other/)"}))
+    _save_config(path, {"seeds": [0, 1]}, "tsattn bench classify --seeds 0 1", {"fits": 2})
+    data = json.loads(path.read_text())
+    assert data["status"] == "superseded (by ../other/)" and data["seeds"] == [0, 1]
+    assert len(data["commands"]) == 2 and data["invocations"] == [{"fits": 2}]
