@@ -32,6 +32,15 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
+@pytest.fixture(autouse=True)
+def _own_test_ledger(tmp_path_factory, monkeypatch):
+    """The suite's TEST-scoring benches write to a ledger of their own, never to
+    docs/results/test_ledger.csv, and may start from a developer's dirty tree (recorded as
+    unpublishable); tests/benchmarks/test_ledger.py undoes both where it checks them."""
+    monkeypatch.setenv("TSATTN_TEST_LEDGER", str(tmp_path_factory.getbasetemp() / "test_ledger.csv"))
+    monkeypatch.setenv("TSATTN_UNPUBLISHABLE", "1")
+
+
 def _shared_present() -> bool:
     return (SHARED_DATASETS / "MANIFEST.tsv").is_file()
 

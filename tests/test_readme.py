@@ -74,7 +74,8 @@ def test_every_results_folder_has_its_command_and_a_line_in_the_index(folder):
 
 
 @pytest.mark.parametrize(
-    "readme", sorted(RESULTS.rglob("README.md")), ids=lambda p: str(p.relative_to(RESULTS))
+    "readme", sorted(p for p in RESULTS.rglob("*.md") if p.name != "results.md"),  # the benches' own reports
+    ids=lambda p: str(p.relative_to(RESULTS)),
 )
 def test_relative_links_of_the_result_readmes_resolve(readme):
     text = readme.read_text(encoding="utf-8")
@@ -184,3 +185,74 @@ def test_readme_python_blocks_run(index):
         assert ns["clf"].attention_maps(ns["Xt"][:4]).shape[0] == 4
     if "model" in ns:
         _check_forecast_comments(ns)
+
+
+# ---------------------------------------------------------------------- issue 78: a lean, consistent shelf
+#: Issue 78's bounds on docs/results/: current runs only.
+MAX_RESULT_BYTES, MAX_RESULT_FILES = 25 * 2**20, 400
+
+
+def test_results_stay_lean():
+    files = [p for p in RESULTS.rglob("*") if p.is_file() and not p.name.startswith(".")]
+    size = sum(p.stat().st_size for p in files)
+    assert len(files) <= MAX_RESULT_FILES, f"docs/results/ holds {len(files)} files (at most {MAX_RESULT_FILES})"
+    assert size <= MAX_RESULT_BYTES, f"docs/results/ holds {size / 2**20:.1f} MB (at most 25)"
+
+
+def _record(folder: Path) -> dict:
+    import json
+
+    for name in ("config.json", "run.json"):
+        if (folder / name).is_file():
+            return json.loads((folder / name).read_text(encoding="utf-8"))
+    return {}
+
+
+@pytest.mark.parametrize("path", sorted(RESULTS.rglob("results.csv")), ids=lambda p: str(p.parent.relative_to(RESULTS)))
+def test_every_row_names_a_run_of_its_folders_record(path):
+    """Issue 78: every row of every results.csv has the run_id of an entry of its folder's record
+    (config.json, or run.json for bench m4|epf), so each number names its command, code and machine."""
+    import pandas as pd
+
+    rows = pd.read_csv(path, keep_default_na=False, dtype=str)
+    assert "run_id" in rows, f"{path.relative_to(ROOT)} has no run_id column"
+    ids = {r.get("id") for r in _record(path.parent).get("runs", [])}
+    missing = rows[~rows.run_id.isin(ids)]
+    assert missing.empty, (f"{path.relative_to(ROOT)}: {len(missing)} rows without a run of its record, "
+                           f"e.g. {missing.iloc[0].to_dict()}")
+
+
+@pytest.mark.parametrize("path", sorted([*RESULTS.rglob("config.json"), *RESULTS.rglob("run.json")]),
+                         ids=lambda p: str(p.relative_to(RESULTS)))
+def test_every_record_says_whether_it_is_current(path):
+    status = _record(path.parent).get("status", "")
+    assert status == "current" or re.fullmatch(r"superseded \(by .+\)", status), (
+        f"{path.relative_to(ROOT)}: status {status!r}; current runs only stay (issue 78)")
+
+
+def test_the_index_and_the_results_pages_are_the_ones_the_files_give():
+    """Issue 78: docs/results/README.md's table, the ledger's counts and each benchmark page's TEST
+    count are rendered from the files; any drift fails here."""
+    for (page, name), block in _tables_script().render_pages().items():
+        text = (ROOT / page).read_text(encoding="utf-8")
+        assert f"<!-- tables:{name} -->\n{block}\n<!-- /tables:{name} -->" in text, (
+            f"{page}'s {name} block differs from the files: python3 scripts/readme_tables.py --write")
+
+
+def test_the_readme_states_the_rule_and_names_the_ledger():
+    block = _tables_script().render()["rule"]
+    assert "TEST is scored once per decision" in block and "docs/results/test_ledger.csv" in block
+    assert block in README
+
+
+def test_the_epf_page_shows_its_scripts_table():
+    """The EPF TEST table of panels/epf.md is what epf_asinh/table.py prints from the folder's rows."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, str(RESULTS / "panels" / "epf_asinh" / "table.py")],
+                          capture_output=True, text=True, cwd=ROOT, check=True,
+                          env={**__import__("os").environ, "PYTHONPATH": str(ROOT)})  # fmt: skip
+    table = [line for line in done.stdout.splitlines() if line.startswith("|")]
+    page = (RESULTS / "panels" / "epf.md").read_text(encoding="utf-8")
+    assert len(table) > 5 and "\n".join(table) in page

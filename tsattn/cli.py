@@ -37,6 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from tsattn.benchmarks.ledger import DirtyTestRun
     from tsattn.commands import CommandError
     from tsattn.datasets.cache import DatasetNotAvailableError, SettingError
 
@@ -52,6 +53,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"interrupted: {exc}" if str(exc) else "interrupted", file=sys.stderr)
         return 130
     except CommandError as exc:  # bad input found before any work: the message says it all
+        print(f"{_prog(args)}: error: {exc}", file=sys.stderr)
+        return 2
+    except DirtyTestRun as exc:  # a TEST run from a dirty tree: refused before any work
         print(f"{_prog(args)}: error: {exc}", file=sys.stderr)
         return 2
     except (DatasetNotAvailableError, SettingError) as exc:

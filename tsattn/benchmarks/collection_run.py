@@ -83,7 +83,8 @@ def _save_config(path: Path, record: dict[str, Any], command: str | None,
         previous = json.loads(path.read_text()) if path.is_file() else {}
         commands = previous.get("commands", [previous["command"]] if previous.get("command") else [])
         invocations = [*previous.get("invocations", []), *([invocation] if invocation else [])]
-        data = {**record, "commands": list(dict.fromkeys([*commands, *([command] if command else [])])),
+        data = {"status": previous.get("status", "current"),  # the folder's (issue 78)
+                **record, "commands": list(dict.fromkeys([*commands, *([command] if command else [])])),
                 "invocations": invocations, "runs": previous.get("runs", [])}  # fmt: skip
         path.write_text(json.dumps(data, indent=2, default=repr), encoding="utf-8")
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import secrets
 import signal
 import subprocess
 import threading
@@ -15,6 +16,7 @@ import time
 import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
@@ -25,6 +27,9 @@ import pandas as pd
 
 from tsattn._filelock import file_lock
 from tsattn.benchmarks import append_row
+
+#: The ``id`` of the run :func:`recorded_run` is recording, which :func:`write_row` puts in each row.
+_RUN_ID: ContextVar[str | None] = ContextVar("tsattn_panel_run_id", default=None)
 
 __all__ = ["BOUNDS", "PARTS_NOTE", "Parts", "RunRecord", "anchor_names", "coverage", "done_keys", "failures",
            "markdown_table", "part_columns", "parts_section", "recorded_run", "scored_row", "try_model", "write_row"]  # fmt: skip
@@ -189,6 +194,7 @@ class RunRecord:
         self.pid = os.getpid()
         status = _git("status", "--porcelain", "--", "tsattn", "pyproject.toml")  # untracked code too
         self.entry = {
+            "id": f"{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}-{self.pid}-{secrets.token_hex(2)}",
             "command": command, "config": config, "commit": _git("rev-parse", "--short", "HEAD"),
             "dirty": bool(status), "cpu": _cpu(), "cores": os.cpu_count(), "torch_threads": _threads(),
             "omp_num_threads": os.environ.get("OMP_NUM_THREADS"), "python": platform.python_version(),
@@ -208,7 +214,8 @@ class RunRecord:
 
     def _update(self, append: bool) -> None:
         with file_lock(self.path):
-            runs = json.loads(self.path.read_text(encoding="utf-8"))["runs"] if self.path.is_file() else []
+            data = json.loads(self.path.read_text(encoding="utf-8")) if self.path.is_file() else {}
+            runs = data.get("runs", [])
             if append:
                 runs.append(self.entry)
             else:
@@ -217,7 +224,8 @@ class RunRecord:
                     runs[mine[-1]] = self.entry
                 else:  # the file was replaced meanwhile: keep this run's entry all the same
                     runs.append(self.entry)
-            self.path.write_text(json.dumps({"runs": runs}, indent=2, default=repr) + "\n", encoding="utf-8")
+            data = {"status": "current", **data, "runs": runs}  # other keys (status) kept
+            self.path.write_text(json.dumps(data, indent=2, default=repr) + "\n", encoding="utf-8")
 
 
 def _terminated(signum: int, frame: Any) -> None:
@@ -273,8 +281,16 @@ def scored_row(key: dict[str, Any], fit: Callable[[], tuple[Any, Parts | None]],
 
 
 def write_row(path: Path, row: dict[str, Any], columns: list[str], progress: bool = False) -> None:
-    """Append ``row`` to the results CSV (see :func:`tsattn.benchmarks.append_row`); with
+    """Append ``row`` to the results CSV (see :func:`tsattn.benchmarks.append_row`) with the
+    ``run_id`` of the run recording it (a last column, added to an older file's header first); with
     ``progress``, print its ``columns``."""
+    from tsattn.benchmarks.runinfo import ensure_columns
+
+    run_id = _RUN_ID.get()
+    if run_id is not None:
+        columns = [*columns, "run_id"] if "run_id" not in columns else columns
+        ensure_columns(Path(path), columns)
+        row = {**row, "run_id": run_id}
     append_row(Path(path), row, columns)
     if progress:
         print({k: row.get(k) for k in columns}, flush=True)
@@ -284,8 +300,17 @@ def write_row(path: Path, row: dict[str, Any], columns: list[str], progress: boo
 def recorded_run(out: Path, command: str, config: dict[str, Any]) -> Iterator[RunRecord]:
     """A :class:`RunRecord` for the ``with`` block: ``finished`` when it ends, ``interrupted`` on
     Ctrl-C or SIGTERM, ``failed: <error>`` when it raises (the error propagates)."""
+    from tsattn.benchmarks.ledger import record_test_run
+    from tsattn.benchmarks.runinfo import code_state
+
+    # a TEST run: refused from a dirty tree unless declared unpublishable, and its ledger row
+    unpublishable = record_test_run(out, command, config, code_state())
     record = RunRecord(out, command, config)
+    if unpublishable:
+        record.entry["unpublishable"] = True
+        record._update(append=False)
     status = "interrupted"
+    token = _RUN_ID.set(record.entry["id"])
     try:
         yield record
         status = "finished"
@@ -293,6 +318,7 @@ def recorded_run(out: Path, command: str, config: dict[str, Any]) -> Iterator[Ru
         status = f"failed: {type(err).__name__}: {err}"
         raise
     finally:
+        _RUN_ID.reset(token)
         record.finish(status)
 
 

@@ -137,6 +137,7 @@ def _update(path: Path, change) -> None:
     with file_lock(path):
         data = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
         data["runs"] = data.get("runs", [])
+        data.setdefault("status", "current")  # the folder's: current, or superseded (by ...)
         change(data["runs"])
         path.write_text(json.dumps(data, indent=2, default=repr) + "\n", encoding="utf-8")
 
@@ -153,9 +154,15 @@ def recorded_run(folder: str | Path, command: str | None, settings: dict[str, An
     so a run stopped by Ctrl-C, ``timeout`` or ``kill`` ends ``interrupted``, not ``running`` or
     ``failed``, also when a library turns the interrupt into another exit (Lightning exits with
     ``SystemExit(1)``); only SIGKILL or a power cut leave ``running`` behind (:func:`stale_runs`)."""
+    from tsattn.benchmarks.ledger import record_test_run
+
     path = Path(folder) / "config.json"
+    state = code_state()
+    # a TEST run: refused from a dirty tree unless declared unpublishable, and its ledger row
+    unpublishable = record_test_run(folder, command, settings, state)
     entry = {"id": f"{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}-{secrets.token_hex(2)}", "command": command,
-             **code_state(), "machine": machine(), "device": device, "settings": settings,
+             **state, "machine": machine(), "device": device, "settings": settings,
+             **({"unpublishable": True} if unpublishable else {}),
              "started": _now(), "ended": None, "status": "running", "pid": os.getpid()}  # fmt: skip
     _update(path, lambda runs: runs.append(entry))
 
@@ -220,6 +227,8 @@ def publishable(run: dict[str, Any]) -> str | None:
     clean commit."""
     if run.get("status") not in FINAL_STATUSES:
         return f"run {run.get('id')} has status {run.get('status')!r}"
+    if run.get("unpublishable"):
+        return f"run {run.get('id')} was declared unpublishable (a TEST run from a dirty tree or by choice)"
     if run.get("dirty"):
         return f"run {run.get('id')} ran from a dirty tree ({', '.join(run.get('dirty_files', []))})"
     if not run.get("commit"):
@@ -234,7 +243,8 @@ def publishable(run: dict[str, Any]) -> str | None:
 
 def ensure_columns(path: Path, columns: list[str] | tuple[str, ...]) -> None:
     """Give the CSV ``path`` the header ``columns`` (a column added since it was written: its old
-    rows get it empty), so that appended rows line up. Under the file's lock."""
+    rows get it empty), so that appended rows line up; a ``run_id`` column it has stays, last.
+    Under the file's lock."""
     import pandas as pd
 
     from tsattn._filelock import file_lock
@@ -244,6 +254,8 @@ def ensure_columns(path: Path, columns: list[str] | tuple[str, ...]) -> None:
             return
         with open(path, encoding="utf-8") as fh:
             header = fh.readline().strip().split(",")
+        if "run_id" in header and "run_id" not in columns:
+            columns = [*columns, "run_id"]
         if header != list(columns):
             pd.read_csv(path, keep_default_na=False, na_values=[""]).reindex(
                 columns=list(columns)).to_csv(path, index=False)

@@ -23,3 +23,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     for add in (register_epoch, register_forecast, register_classify, register_regress,
                 register_fit_time, register_kernels, register_m4, register_epf):  # --help's order
         add(sub)
+    # --purpose and --unpublishable on the benches that score TEST: the TEST ledger
+    from tsattn.benchmarks.ledger import add_arguments
+
+    add_arguments(sub)

@@ -37,7 +37,7 @@ ALPHAS = np.logspace(-3, 3, 10)
 #: holds every series' features (10,000 to about 52,000 floats each) and their Gram matrix (series squared),
 #: so time and memory grow with the square of the count. PenDigits' 7,494 series took 110 s on
 #: two threads against the network's 9 s, and 8 GB of memory at the peak
-#: (``docs/results/classify/README.md``, "The anchored default on TEST").
+#: (``docs/results/classify/results.csv``, PenDigits' ``peak_mb``; ``docs/results/speed/fit_time/anchor/``).
 LARGE_N = 10_000
 
 

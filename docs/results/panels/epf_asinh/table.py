@@ -1,7 +1,7 @@
 """The TEST table of ``epf_asinh/``: ours on LEAR's scale (3 seeds: mean and sd), the ridge, the
 ridge on LEAR's scale, NHITS and the naive forecasts, all from this folder's ``test/*/results.csv``,
-and TimeXer's published MSE; ours before (``epf_decoder/``, ``epf_unseen/``) beside. Run from the
-repository root: ``python3 docs/results/panels/epf_asinh/table.py``."""
+and TimeXer's published MSE (our rows before LEAR's scale were in folders removed in issue 78).
+Run from the repository root: ``python3 docs/results/panels/epf_asinh/table.py``."""
 
 from __future__ import annotations
 
@@ -13,7 +13,6 @@ from pathlib import Path
 from tsattn.benchmarks.epf import PUBLISHED
 
 HERE = Path(__file__).parent
-BEFORE = [HERE.parent / "epf_decoder" / "results.csv", *HERE.parent.glob("epf_unseen/[FD]*/results.csv")]
 MARKETS = ["NP", "PJM", "BE", "FR", "DE"]
 
 
@@ -35,13 +34,12 @@ def cell(rs, key="mse", sd=False):
 
 
 def main() -> None:
-    now, before = read(HERE.glob("test/*/results.csv")), read(BEFORE)
+    now = read(HERE.glob("test/*/results.csv"))
     published = {m: mse for m, model, mse, _ in PUBLISHED if model == "TimeXer"}
     print("| model (test MSE, standardised price) | " + " | ".join(MARKETS) + " |")
     print("|---|" + "---|" * len(MARKETS))
     for setting, label in (("future", "future-known"), ("past+calendar", "past-only and calendar")):
         lines = [(f"**TSForecaster, LEAR's scale**, {label} (3 seeds, ± sd)", now, "tsattn", True),
-                 (f"TSForecaster before (own scale), {label} (3 seeds; older runs)", before, "tsattn", False),
                  (f"ridge, {label}", now, "ridge", False),
                  (f"lear (the ridge on LEAR's scale), {label}", now, "lear", False),
                  (f"NHITS, {label} (500 steps, seed 0)", now, "nf:NHITS", False)]
