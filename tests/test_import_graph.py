@@ -21,6 +21,7 @@ FLOORS = {
     "tsattn._version": 0,
     "tsattn._filelock": 0,
     "tsattn._validation": 0,
+    "tsattn._registry": 0,
     "tsattn._parallel": 0,
     "tsattn._plotting": 0,
     "tsattn.io": 1,

@@ -47,7 +47,7 @@ COLUMNS = ("date", "commit", "dirty", "command", "benchmark", "purpose")
 TEST_BENCHES = ("classify", "regress", "forecast", "m4", "epf")
 _ROOT = Path(__file__).resolve().parents[2]
 _RESULTS = _ROOT / "docs" / "results"
-_DECLARED: ContextVar[dict[str, Any]] = ContextVar("tsattn_test_run", default={})
+_DECLARED: ContextVar[dict[str, Any] | None] = ContextVar("tsattn_test_run", default=None)
 
 
 class DirtyTestRun(RuntimeError):
@@ -83,7 +83,7 @@ def declared(purpose: str | None = None, unpublishable: bool = False) -> Iterato
 
 
 def _unpublishable() -> bool:
-    return bool(_DECLARED.get().get("unpublishable")) or os.environ.get(
+    return bool((_DECLARED.get() or {}).get("unpublishable")) or os.environ.get(
         "TSATTN_UNPUBLISHABLE", "").strip().lower() in ("1", "true", "yes")
 
 
@@ -117,7 +117,7 @@ def record_test_run(folder: str | Path, command: str | None, settings: dict[str,
     path = ledger_path()
     if path is None:
         return unpublishable
-    purpose = _DECLARED.get().get("purpose") or "not stated"
+    purpose = (_DECLARED.get() or {}).get("purpose") or "not stated"
     if unpublishable:
         purpose = f"UNPUBLISHABLE: {purpose}"
     dirty = {True: "true", False: "false"}.get(state.get("dirty"), "unknown")

@@ -33,6 +33,7 @@ from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 
+from tsattn._registry import register
 from tsattn._validation import did_you_mean
 
 __all__ = ["DEFAULT_ROLE", "CovariateRole", "Covariates", "get_role", "list_roles", "register_role"]
@@ -61,15 +62,7 @@ T = TypeVar("T", bound=type)
 
 def register_role(name: str) -> Callable[[T], T]:
     """Class decorator adding a :class:`CovariateRole` subclass to the roles under ``name``."""
-
-    def decorator(cls: T) -> T:
-        if name in _ROLES and _ROLES[name] is not cls:
-            raise ValueError(f"role {name!r} is already registered by {_ROLES[name]!r}.")
-        cls.name = name
-        _ROLES[name] = cls
-        return cls
-
-    return decorator
+    return register(_ROLES, "role", name)
 
 
 def list_roles() -> list[str]:

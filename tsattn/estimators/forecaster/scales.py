@@ -27,6 +27,7 @@ from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 
+from tsattn._registry import register
 from tsattn._validation import did_you_mean
 from tsattn.io.checks import standardisation
 
@@ -86,15 +87,7 @@ T = TypeVar("T", bound=type)
 def register_scale(name: str) -> Callable[[T], T]:
     """Class decorator adding a :class:`TargetScale` subclass to the scales under ``name`` (a
     value of ``target_transform``)."""
-
-    def decorator(cls: T) -> T:
-        if name in _SCALES and _SCALES[name] is not cls:
-            raise ValueError(f"scale {name!r} is already registered by {_SCALES[name]!r}.")
-        cls.name = name
-        _SCALES[name] = cls
-        return cls
-
-    return decorator
+    return register(_SCALES, "scale", name)
 
 
 def list_scales() -> list[str]:

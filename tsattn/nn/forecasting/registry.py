@@ -46,6 +46,7 @@ from typing import Any, ClassVar, TypeVar
 import torch
 from torch import nn
 
+from tsattn._registry import register
 from tsattn.attention.hyperparameters import HyperParameter
 
 __all__ = [
@@ -164,25 +165,15 @@ _VIEWS: dict[str, type[TokenView]] = {}
 T = TypeVar("T", bound=type)
 
 
-def _register(registry: dict[str, Any], kind: str, name: str) -> Callable[[T], T]:
-    def decorator(cls: T) -> T:
-        if name in registry and registry[name] is not cls:
-            raise ValueError(f"{kind} {name!r} is already registered by {registry[name]!r}.")
-        cls.name = name
-        registry[name] = cls
-        return cls
-
-    return decorator
-
 
 def register_head(name: str) -> Callable[[T], T]:
     """Class decorator adding a :class:`ForecastHead` subclass to the heads under ``name``."""
-    return _register(_HEADS, "head", name)
+    return register(_HEADS, "head", name)
 
 
 def register_view(name: str) -> Callable[[T], T]:
     """Class decorator adding a :class:`TokenView` subclass to the token views under ``name``."""
-    return _register(_VIEWS, "tokens", name)
+    return register(_VIEWS, "tokens", name)
 
 
 def list_heads() -> list[str]:
