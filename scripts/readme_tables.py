@@ -746,9 +746,12 @@ def _answer(key: str) -> str:
             every = table[table.archive == archive].pivot(index="dataset", columns="model", values="mean")
             for model, shown in CLASSIFY["ours"].items():
                 wide = every[every[model].notna()].dropna(axis=0, subset=[peer])
+                most = max(every[m].notna().sum() for m in CLASSIFY["ours"] if m in every)
+                partial = ", partial" if every[model].notna().sum() < most else ""
                 parts.append(f"{archive.upper()} {shown} {wide[model].mean():.2f} against "
-                             f"{CLASSIFY['peers'][peer]} {wide[peer].mean():.2f} ({len(wide)} sets)")  # fmt: skip
-        return "; ".join(parts) + " (UCR `TSClassifier()`: a partial run)"
+                             f"{CLASSIFY['peers'][peer]} {wide[peer].mean():.2f} ({len(wide)} "
+                             f"sets{partial})")  # fmt: skip
+        return "; ".join(parts)
     if key == "classify_cv":
         rows = pd.read_csv(RESULTS / "classify_cv" / "results.csv")
         (a, n), (b, _), (c, _) = (_cv_mean(rows, CLASSIFY_CV[k]) for k in ("chosen", "default", "before"))
