@@ -42,8 +42,7 @@ def main() -> None:
                 continue
             mean, f = done[model].mean(), fit.loc[done.index, model].mean()
             if model in ours:
-                against = "" if model == next(iter(ours)) else f" (beside {ours[next(iter(ours))]})"
-                out.append(f"| {ours[model]}{against} | {seeds[model]} | **{mean:.2f}** | - | - | {f:.1f} |")
+                out.append(f"| {ours[model]} | {seeds[model]} | **{mean:.2f}** | - | - | {f:.1f} |")
                 continue
             cells = []
             for mine in ours:
