@@ -297,6 +297,8 @@ def test_panel_plot_errors_say_what_to_pass(panel, kwargs, error, message):
 
 
 def test_panel_plot_refuses_what_it_cannot_draw(panel, fitted):
+    import matplotlib.pyplot as plt  # not left imported by another test: this one may run alone
+
     est, train, test = panel
     with pytest.raises(ValueError, match="fitted on a long frame: pass its series' rows"):
         plot_forecast(est, train["y"].to_numpy())
@@ -307,7 +309,7 @@ def test_panel_plot_refuses_what_it_cannot_draw(panel, fitted):
     with pytest.raises(ValueError, match="has column\\(s\\) \\['y'\\] beside \\['sales'\\]"):
         plot_forecast(est, train.assign(sales=train["y"]), target_col="sales")
     with pytest.raises(ValueError, match="ax holds 1 axes for 2 series to draw"):
-        plot_forecast(est, train, ids=["H1", "H2"], ax=matplotlib.pyplot.subplots()[1])
+        plot_forecast(est, train, ids=["H1", "H2"], ax=plt.subplots()[1])
     with pytest.raises(ValueError, match="ids chooses series of a long frame"):
         plot_forecast(fitted[0], ids=["load"])
 

@@ -9,7 +9,6 @@ callbacks); :mod:`~tsattn.estimators.collection` and :mod:`~tsattn.estimators.fo
 
 from __future__ import annotations
 
-import os
 from numbers import Real
 from typing import Any, ClassVar
 
@@ -334,7 +333,7 @@ class BaseTSEstimator(persistence.Persistent, BaseEstimator):
                 # as many threads as pay, within the cores free now and as neighbours come and go
                 # (not across processes: a rank's step times include its wait for the others)
                 callbacks.append(ThreadBudget(cap))
-            if self._watched() and (parallel is None or parallel.rank == 0):
+            if self._watched():  # rank 0 alone across processes
                 callbacks.append(ProgressBar(budget.rounds, f"{label} {type(self).__name__}", unit,
                                              AUTO_PROGRESS_DELAY if self.verbose == "auto" else 0.0))
             try:
@@ -355,7 +354,8 @@ class BaseTSEstimator(persistence.Persistent, BaseEstimator):
     def _watched(self) -> bool:
         """Whether this fit shows its progress: ``verbose`` set, or ``'auto'`` where someone is
         watching (:func:`tsattn.training.watched`); across processes, rank 0 alone."""
-        if os.environ.get("RANK", "0") != "0":
+        group = torch.distributed.is_available() and torch.distributed.is_initialized()
+        if group and torch.distributed.get_rank() != 0:
             return False
         return watched() if self.verbose == "auto" else bool(self.verbose)
 

@@ -5,7 +5,6 @@ intervals on its ``ds``; the frames renamed to the forecaster's columns for ``pr
 from __future__ import annotations
 
 import difflib
-import inspect
 import math
 import warnings
 from typing import Any
@@ -84,13 +83,10 @@ def _choose(ids: Any, known: list, max_ids: int, id_col: str, where: str) -> lis
 
 
 def _long_call(method: Any, y: pd.DataFrame | None, X: pd.DataFrame | None, **kwargs: Any) -> Any:
-    """``method(y, X=X, ...)`` on frames with the standard columns, naming them where the method
-    takes ``id_col``/``time_col``/``target_col``; its long frames' first three columns are
+    """``method(y, X=X, ...)`` on frames with the standard columns, named to it (a forecaster
+    fitted with other names reads them as it was told); its long frames' first three columns are
     named ``unique_id, ds, y``."""
-    params = inspect.signature(method).parameters
-    kwargs.update({k: v for k, v in (("id_col", ID), ("time_col", TIME), ("target_col", TARGET))
-                   if k in params})  # fmt: skip
-    out = method(y, X=X, **kwargs)
+    out = method(y, X=X, id_col=ID, time_col=TIME, target_col=TARGET, **kwargs)
 
     def standard(frame: Any) -> Any:
         if frame is None:
